@@ -1,0 +1,425 @@
+/**
+ * The capability kernel: the registry every capability contributes to.
+ *
+ * The kernel owns the public namespace. A capability with id `fs` that
+ * registers the tool `read` publishes `fs_read`; capabilities never pass
+ * prefixed names. The kernel rejects, with typed errors, an invalid or
+ * reserved capability id, a pre-prefixed name, and two registrations that
+ * resolve to the same public name. Registrations made at run time live under
+ * `app_` and can never shadow a static one.
+ *
+ * It also serves `tools/list`: each tool's entry is serialized once, pages are
+ * assembled once per protocol era and cached until the registry changes.
+ *
+ * @since 0.1.0
+ */
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as PubSub from "effect/PubSub"
+import * as Schema from "effect/Schema"
+import { compileTool, type CompiledTool, type Era, SchemaProblem } from "./internal/compileTool.ts"
+import { InvalidParams } from "./McpError.ts"
+import type { ProtocolVersion } from "./ProtocolVersion.ts"
+import type * as Tool from "./Tool.ts"
+
+// -----------------------------------------------------------------------------
+// models
+// -----------------------------------------------------------------------------
+
+/**
+ * What a capability says about itself.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface CapabilityInfo {
+  /** Matches `^[a-z][a-z0-9_]*$`; `app` is reserved. */
+  readonly id: string
+  readonly description: string
+  readonly version: string
+}
+
+/**
+ * A registered capability and the public names it contributed.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface CapabilitySummary extends CapabilityInfo {
+  readonly tools: ReadonlyArray<string>
+}
+
+/**
+ * A change to the registry, published to every session.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export type Change = "tools"
+
+/**
+ * The capability id reserved for run-time registrations.
+ *
+ * @category constants
+ * @since 0.1.0
+ */
+export const dynamicId = "app"
+
+const idPattern = /^[a-z][a-z0-9_]*$/
+const namePattern = /^[A-Za-z0-9_.-]{1,64}$/
+
+// -----------------------------------------------------------------------------
+// errors
+// -----------------------------------------------------------------------------
+
+/**
+ * A capability id does not match `^[a-z][a-z0-9_]*$`.
+ *
+ * @category errors
+ * @since 0.1.0
+ */
+export class InvalidCapabilityId extends Schema.TaggedError<InvalidCapabilityId>()("InvalidCapabilityId", {
+  id: Schema.String
+}) {
+  override get message(): string {
+    return (
+      `Invalid capability id ${JSON.stringify(this.id)}: an id must match ^[a-z][a-z0-9_]*$ ` +
+      `(lowercase letter first, then lowercase letters, digits or underscores)`
+    )
+  }
+}
+
+/**
+ * A capability tried to use the reserved id `app`.
+ *
+ * @category errors
+ * @since 0.1.0
+ */
+export class ReservedCapabilityId extends Schema.TaggedError<ReservedCapabilityId>()("ReservedCapabilityId", {
+  id: Schema.String
+}) {
+  override get message(): string {
+    return `Capability id "${this.id}" is reserved for run-time (dynamic) registrations; choose another id`
+  }
+}
+
+/**
+ * A capability passed a name that already carries its prefix.
+ *
+ * @category errors
+ * @since 0.1.0
+ */
+export class PrefixedName extends Schema.TaggedError<PrefixedName>()("PrefixedName", {
+  capability: Schema.String,
+  name: Schema.String
+}) {
+  override get message(): string {
+    return (
+      `Capability "${this.capability}" registered "${this.name}", which is already prefixed: ` +
+      `pass the bare name "${this.name.slice(this.capability.length + 1)}" and the kernel publishes ` +
+      `"${this.name}"`
+    )
+  }
+}
+
+/**
+ * A tool name is empty, too long or has characters outside `[A-Za-z0-9_.-]`.
+ *
+ * @category errors
+ * @since 0.1.0
+ */
+export class InvalidName extends Schema.TaggedError<InvalidName>()("InvalidName", {
+  capability: Schema.String,
+  name: Schema.String
+}) {
+  override get message(): string {
+    return (
+      `Capability "${this.capability}" registered the invalid name ${JSON.stringify(this.name)}: ` +
+      `a name is 1 to 64 characters of A-Z, a-z, 0-9, "_", "." or "-"`
+    )
+  }
+}
+
+/**
+ * Two registrations resolve to the same public name.
+ *
+ * @category errors
+ * @since 0.1.0
+ */
+export class DuplicateName extends Schema.TaggedError<DuplicateName>()("DuplicateName", {
+  name: Schema.String,
+  first: Schema.String,
+  second: Schema.String
+}) {
+  override get message(): string {
+    return this.first === this.second
+      ? `Capability "${this.first}" registers the public name "${this.name}" twice`
+      : `Capabilities "${this.first}" and "${this.second}" both resolve to the public name "${this.name}"; ` +
+          `rename one of the tools or change one capability id`
+  }
+}
+
+/**
+ * A run-time registration would shadow a static one.
+ *
+ * @category errors
+ * @since 0.1.0
+ */
+export class DynamicShadow extends Schema.TaggedError<DynamicShadow>()("DynamicShadow", {
+  name: Schema.String,
+  owner: Schema.String
+}) {
+  override get message(): string {
+    return (
+      `Dynamic registration "${this.name}" would shadow the static tool of capability "${this.owner}"; ` +
+      `dynamic registrations can never replace static ones`
+    )
+  }
+}
+
+/**
+ * A tool's input or output Schema cannot be published as an MCP tool schema.
+ *
+ * @category errors
+ * @since 0.1.0
+ */
+export class InvalidToolSchema extends Schema.TaggedError<InvalidToolSchema>()("InvalidToolSchema", {
+  name: Schema.String,
+  reason: Schema.String
+}) {
+  override get message(): string {
+    return `Tool "${this.name}": ${this.reason}`
+  }
+}
+
+/**
+ * Every registration failure.
+ *
+ * @category errors
+ * @since 0.1.0
+ */
+export type KernelError =
+  | InvalidCapabilityId
+  | ReservedCapabilityId
+  | PrefixedName
+  | InvalidName
+  | DuplicateName
+  | DynamicShadow
+  | InvalidToolSchema
+
+// -----------------------------------------------------------------------------
+// service
+// -----------------------------------------------------------------------------
+
+/**
+ * The kernel service.
+ *
+ * @category services
+ * @since 0.1.0
+ */
+export class Kernel extends Context.Service<
+  Kernel,
+  {
+    /** Registers a static capability and its tools (called by `Capability.make`). */
+    readonly registerCapability: (
+      info: CapabilityInfo,
+      tools: ReadonlyArray<Tool.Handled<any>>,
+      context: Context.Context<any>
+    ) => Effect.Effect<void, KernelError>
+    /** Registers a tool at run time under `app_<name>`. */
+    readonly registerDynamic: (tool: Tool.Handled<never>) => Effect.Effect<string, KernelError>
+    /** Removes a run-time tool by its public name; `false` if there was none. */
+    readonly unregisterDynamic: (publicName: string) => Effect.Effect<boolean>
+    /** Looks a tool up by public name. */
+    readonly tool: (publicName: string) => CompiledTool | undefined
+    /** The number of registered tools. */
+    readonly toolCount: () => number
+    /** One page of `tools/list`, serialized, for a protocol version and cursor. */
+    readonly toolsPage: (version: ProtocolVersion, cursor: string | undefined) => Effect.Effect<string, InvalidParams>
+    /** The registered capabilities, in registration order. */
+    readonly capabilities: () => ReadonlyArray<CapabilitySummary>
+    /** Registry changes, for `list_changed` notifications. */
+    readonly changes: PubSub.PubSub<Change>
+  }
+>()("effect-mcp-runtime/Kernel") {}
+
+/**
+ * Options of the kernel.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface Options {
+  /** Tools per `tools/list` page (default 1000). */
+  readonly pageSize?: number | undefined
+}
+
+const eraOf = (version: ProtocolVersion): Era =>
+  version >= "2025-06-18" ? "2025-06-18" : version >= "2025-03-26" ? "2025-03-26" : "2024-11-05"
+
+const encodeCursor = (offset: number): string => btoa(`o:${offset}`)
+const base64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/
+const decodeCursor = (cursor: string): number | undefined => {
+  if (cursor.length > 32 || !base64.test(cursor)) return undefined
+  const match = /^o:(\d{1,9})$/.exec(atob(cursor))
+  return match === null ? undefined : Number(match[1])
+}
+
+/**
+ * Builds a kernel.
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const make = Effect.fnUntraced(function* (options: Options = {}) {
+  const pageSize = Math.max(1, options.pageSize ?? 1000)
+  const tools = new Map<string, CompiledTool>()
+  const order: Array<string> = []
+  const summaries: Array<CapabilitySummary> = []
+  const changes = yield* PubSub.unbounded<Change>()
+  let pages: Partial<Record<Era, Array<string>>> = {}
+
+  const invalidate = () => {
+    pages = {}
+  }
+
+  const buildPages = (era: Era): Array<string> => {
+    const result: Array<string> = []
+    for (let offset = 0; offset < order.length || offset === 0; offset += pageSize) {
+      const slice = order.slice(offset, offset + pageSize)
+      const entries = slice.map((name) => tools.get(name)!.listEntry[era]).join(",")
+      const next =
+        offset + pageSize < order.length ? `,"nextCursor":${JSON.stringify(encodeCursor(offset + pageSize))}` : ""
+      result.push(`{"tools":[${entries}]${next}}`)
+    }
+    return result
+  }
+
+  const compileAll = (
+    capability: string,
+    list: ReadonlyArray<Tool.Handled<any>>,
+    context: Context.Context<any>
+  ): Effect.Effect<Array<CompiledTool>, KernelError> =>
+    Effect.suspend((): Effect.Effect<Array<CompiledTool>, KernelError> => {
+      const seen = new Set<string>()
+      const compiled: Array<CompiledTool> = []
+      for (const handled of list) {
+        const name = handled.tool.name
+        if (capability !== dynamicId && name.startsWith(`${capability}_`)) {
+          return Effect.fail(new PrefixedName({ capability, name }))
+        }
+        if (!namePattern.test(name)) return Effect.fail(new InvalidName({ capability, name }))
+        const publicName = `${capability}_${name}`
+        if (seen.has(publicName)) {
+          return Effect.fail(new DuplicateName({ name: publicName, first: capability, second: capability }))
+        }
+        seen.add(publicName)
+        const existing = tools.get(publicName)
+        if (existing !== undefined) {
+          return Effect.fail(
+            capability === dynamicId && existing.capability !== dynamicId
+              ? new DynamicShadow({ name: publicName, owner: existing.capability })
+              : new DuplicateName({ name: publicName, first: existing.capability, second: capability })
+          )
+        }
+        const result = compileTool(handled, publicName, capability, context)
+        if (result instanceof SchemaProblem) {
+          return Effect.fail(new InvalidToolSchema({ name: publicName, reason: result.reason }))
+        }
+        compiled.push(result)
+      }
+      return Effect.succeed(compiled)
+    })
+
+  const registerCapability = (
+    info: CapabilityInfo,
+    list: ReadonlyArray<Tool.Handled<any>>,
+    context: Context.Context<any>
+  ): Effect.Effect<void, KernelError> =>
+    Effect.suspend((): Effect.Effect<void, KernelError> => {
+      if (info.id === dynamicId) return Effect.fail(new ReservedCapabilityId({ id: info.id }))
+      if (!idPattern.test(info.id)) return Effect.fail(new InvalidCapabilityId({ id: info.id }))
+      return compileAll(info.id, list, context).pipe(
+        Effect.flatMap((compiled) =>
+          Effect.sync(() => {
+            for (const tool of compiled) {
+              tools.set(tool.name, tool)
+              order.push(tool.name)
+            }
+            summaries.push({ ...info, tools: compiled.map((t) => t.name) })
+            invalidate()
+          })
+        ),
+        Effect.andThen(PubSub.publish(changes, "tools")),
+        Effect.asVoid
+      )
+    })
+
+  const registerDynamic = (handled: Tool.Handled<never>): Effect.Effect<string, KernelError> =>
+    compileAll(dynamicId, [handled], Context.empty() as Context.Context<any>).pipe(
+      Effect.flatMap(([tool]) =>
+        Effect.sync(() => {
+          tools.set(tool!.name, tool!)
+          order.push(tool!.name)
+          invalidate()
+          return tool!.name
+        })
+      ),
+      Effect.tap(() => PubSub.publish(changes, "tools"))
+    )
+
+  const unregisterDynamic = (publicName: string): Effect.Effect<boolean> =>
+    Effect.suspend(() => {
+      const existing = tools.get(publicName)
+      if (existing === undefined || existing.capability !== dynamicId) return Effect.succeed(false)
+      tools.delete(publicName)
+      order.splice(order.indexOf(publicName), 1)
+      invalidate()
+      return Effect.as(PubSub.publish(changes, "tools"), true)
+    })
+
+  const toolsPage = (version: ProtocolVersion, cursor: string | undefined): Effect.Effect<string, InvalidParams> => {
+    const era = eraOf(version)
+    const eraPages = pages[era] ?? (pages[era] = buildPages(era))
+    if (cursor === undefined) return Effect.succeed(eraPages[0]!)
+    const offset = decodeCursor(cursor)
+    const page = offset !== undefined && offset % pageSize === 0 ? eraPages[offset / pageSize] : undefined
+    return page === undefined
+      ? Effect.fail(
+          new InvalidParams({
+            message:
+              `Invalid cursor ${JSON.stringify(cursor)}: pass a nextCursor from a previous tools/list ` +
+              `result, or omit it to start from the first page`
+          })
+        )
+      : Effect.succeed(page)
+  }
+
+  return Kernel.of({
+    registerCapability,
+    registerDynamic,
+    unregisterDynamic,
+    tool: (name) => tools.get(name),
+    toolCount: () => order.length,
+    toolsPage,
+    capabilities: () => summaries,
+    changes
+  })
+})
+
+/**
+ * The kernel as a layer.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import * as Kernel from "effect-mcp-runtime/Kernel"
+ *
+ * const KernelLive = Kernel.layer({ pageSize: 200 })
+ * ```
+ *
+ * @category layers
+ * @since 0.1.0
+ */
+export const layer = (options: Options = {}): Layer.Layer<Kernel> => Layer.effect(Kernel, make(options))

@@ -1,0 +1,160 @@
+/**
+ * Protocol errors: the closed set of failures that become a JSON-RPC `error`
+ * response, and the one function that maps them to wire codes.
+ *
+ * Tool failures are *not* protocol errors: a tool that fails returns a result
+ * with `isError: true` so the model can read it (see `Tool`). Only malformed
+ * messages, unknown methods, bad params and server faults use these.
+ *
+ * @since 0.1.0
+ */
+import * as Schema from "effect/Schema"
+import { ErrorCode, type JsonRpcErrorObject } from "./McpSchema.ts"
+
+/**
+ * The message was not valid JSON (−32700). Sent with `id: null`.
+ *
+ * @category errors
+ * @since 0.1.0
+ */
+export class ParseError extends Schema.TaggedError<ParseError>()("ParseError", {
+  message: Schema.String
+}) {
+  /** @since 0.1.0 */
+  readonly code = ErrorCode.ParseError
+}
+
+/**
+ * The message was JSON but not a valid JSON-RPC request, or was sent at a time
+ * the protocol does not allow (−32600).
+ *
+ * @category errors
+ * @since 0.1.0
+ */
+export class InvalidRequest extends Schema.TaggedError<InvalidRequest>()("InvalidRequest", {
+  message: Schema.String,
+  data: Schema.optionalKey(Schema.Unknown)
+}) {
+  /** @since 0.1.0 */
+  readonly code = ErrorCode.InvalidRequest
+}
+
+/**
+ * No handler exists for the requested method (−32601).
+ *
+ * **Example**
+ *
+ * ```ts
+ * import { MethodNotFound } from "effect-mcp-runtime/McpError"
+ *
+ * new MethodNotFound({ method: "tools/frobnicate" }).message
+ * // => "Method not found: tools/frobnicate"
+ * ```
+ *
+ * @category errors
+ * @since 0.1.0
+ */
+export class MethodNotFound extends Schema.TaggedError<MethodNotFound>()("MethodNotFound", {
+  method: Schema.String
+}) {
+  /** @since 0.1.0 */
+  readonly code = ErrorCode.MethodNotFound
+  override get message(): string {
+    return `Method not found: ${this.method}`
+  }
+}
+
+/**
+ * The params of a request were missing or of the wrong shape, or named
+ * something that does not exist (an unknown tool, a bad cursor) (−32602).
+ *
+ * @category errors
+ * @since 0.1.0
+ */
+export class InvalidParams extends Schema.TaggedError<InvalidParams>()("InvalidParams", {
+  message: Schema.String,
+  data: Schema.optionalKey(Schema.Unknown)
+}) {
+  /** @since 0.1.0 */
+  readonly code = ErrorCode.InvalidParams
+}
+
+/**
+ * The server failed while handling the request (−32603). The client sees only
+ * the correlation id; the cause is logged on stderr under the same id.
+ *
+ * @category errors
+ * @since 0.1.0
+ */
+export class InternalError extends Schema.TaggedError<InternalError>()("InternalError", {
+  correlationId: Schema.String
+}) {
+  /** @since 0.1.0 */
+  readonly code = ErrorCode.InternalError
+  override get message(): string {
+    return `Internal error (correlation id ${this.correlationId}); the server log has the details`
+  }
+}
+
+/**
+ * Every protocol error.
+ *
+ * @category errors
+ * @since 0.1.0
+ */
+export const McpError = Schema.Union([ParseError, InvalidRequest, MethodNotFound, InvalidParams, InternalError])
+
+/**
+ * @category errors
+ * @since 0.1.0
+ */
+export type McpError = typeof McpError.Type
+
+/**
+ * Maps a protocol error to the JSON-RPC `error` object sent on the wire. This
+ * is the only place where errors become codes.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import { InvalidParams, toJsonRpcError } from "effect-mcp-runtime/McpError"
+ *
+ * toJsonRpcError(new InvalidParams({ message: "Unknown tool: nope" }))
+ * // => { code: -32602, message: "Unknown tool: nope" }
+ * ```
+ *
+ * @category errors
+ * @since 0.1.0
+ */
+export const toJsonRpcError = (error: McpError): JsonRpcErrorObject => {
+  switch (error._tag) {
+    case "InvalidRequest":
+    case "InvalidParams":
+      return error.data === undefined
+        ? { code: error.code, message: error.message }
+        : { code: error.code, message: error.message, data: error.data }
+    case "InternalError":
+      return { code: error.code, message: error.message, data: { correlationId: error.correlationId } }
+    case "MethodNotFound":
+      return { code: error.code, message: error.message, data: { method: error.method } }
+    case "ParseError":
+      return { code: error.code, message: error.message }
+  }
+}
+
+/**
+ * Tells whether a value is one of the protocol errors.
+ *
+ * @category guards
+ * @since 0.1.0
+ */
+export const isMcpError = (u: unknown): u is McpError =>
+  typeof u === "object" &&
+  u !== null &&
+  "_tag" in u &&
+  "code" in u &&
+  (u._tag === "ParseError" ||
+    u._tag === "InvalidRequest" ||
+    u._tag === "MethodNotFound" ||
+    u._tag === "InvalidParams" ||
+    u._tag === "InternalError")

@@ -1,0 +1,355 @@
+/**
+ * The server core: reads framed messages from a {@link Transport}, dispatches
+ * them through the method table, and writes responses.
+ *
+ * Each request runs in its own fiber, in a span named after its method, with
+ * a {@link RequestContext} of its own; `notifications/cancelled` interrupts
+ * that fiber. When input ends (stdin EOF) or the server is interrupted
+ * (SIGTERM), it stops reading, gives in-flight requests the configured grace
+ * period, then interrupts what is left.
+ *
+ * The core knows no capability: it serves whatever the {@link Kernel} holds.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import * as Effect from "effect/Effect"
+ * import * as Layer from "effect/Layer"
+ * import * as Kernel from "effect-mcp-runtime/Kernel"
+ * import * as McpServer from "effect-mcp-runtime/McpServer"
+ * import * as StdioTransport from "effect-mcp-runtime/layers/StdioTransport"
+ *
+ * const program = McpServer.serve().pipe(
+ *   Effect.provide(Layer.mergeAll(StdioTransport.layer, Kernel.layer()))
+ * )
+ * ```
+ *
+ * @since 0.1.0
+ */
+import * as Cause from "effect/Cause"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import type * as Fiber from "effect/Fiber"
+import * as FiberModule from "effect/Fiber"
+import * as Option from "effect/Option"
+import * as PubSub from "effect/PubSub"
+import * as Stream from "effect/Stream"
+import { formatIssues } from "./internal/compileTool.ts"
+import {
+  classify,
+  errorLine,
+  type Incoming,
+  isNotJson,
+  notificationLine,
+  parseJson,
+  successLine
+} from "./internal/jsonRpc.ts"
+import { Kernel } from "./Kernel.ts"
+import { InternalError, InvalidParams, InvalidRequest, isMcpError, MethodNotFound, ParseError } from "./McpError.ts"
+import type { RequestId } from "./McpSchema.ts"
+import type * as Method from "./Method.ts"
+import { defaultMethods } from "./methods/index.ts"
+import * as ProtocolVersion from "./ProtocolVersion.ts"
+import { RequestContext } from "./RequestContext.ts"
+import { ServerConfig } from "./ServerConfig.ts"
+import { Session, type SessionState } from "./Session.ts"
+import { type Frame, Transport } from "./Transport.ts"
+
+/**
+ * Options of {@link serve}.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface ServeOptions {
+  /** The method table (default: every method in `src/methods`). */
+  readonly methods?: ReadonlyArray<Method.Request | Method.Notification> | undefined
+}
+
+const requestKey = (id: RequestId): string => (typeof id === "string" ? `s:${id}` : `n:${id}`)
+
+const progressTokenOf = (params: { readonly [key: string]: unknown } | undefined): string | number | undefined => {
+  const meta = params?._meta
+  if (typeof meta !== "object" || meta === null) return undefined
+  const token = (meta as { progressToken?: unknown }).progressToken
+  return typeof token === "string" || typeof token === "number" ? token : undefined
+}
+
+/**
+ * Serves one connection until its input ends, then drains. Requires the
+ * transport and the kernel; every method handler's other needs (session,
+ * request context) are provided here.
+ *
+ * @category running
+ * @since 0.1.0
+ */
+export const serve = (options: ServeOptions = {}): Effect.Effect<void, never, Transport | Kernel> =>
+  Effect.scoped(
+    Effect.gen(function* () {
+      const transport = yield* Transport
+      const kernel = yield* Kernel
+      const config = yield* ServerConfig
+      const send = transport.send
+
+      const requests = new Map<string, Method.Request>()
+      const notifications = new Map<string, Method.Notification>()
+      for (const method of options.methods ?? defaultMethods) {
+        if (method._tag === "Request") requests.set(method.name, method)
+        else notifications.set(method.name, method)
+      }
+
+      const sessionId = crypto.randomUUID().slice(0, 8)
+      let sequence = 0
+      const nextCorrelationId = () => `${sessionId}-${(++sequence).toString(36)}`
+
+      const inFlight = new Map<string, Fiber.Fiber<void>>()
+      const state: SessionState = {
+        phase: "new",
+        protocolVersion: ProtocolVersion.latest,
+        clientCapabilities: {},
+        clientInfo: undefined,
+        initializedNotified: false
+      }
+      const session = Session.of({
+        id: sessionId,
+        state,
+        notify: (method, params) => send(notificationLine(method, params)),
+        cancel: (id) =>
+          Effect.sync(() => {
+            // `initialize` runs inline and is never in the table, so it cannot be cancelled.
+            inFlight.get(requestKey(id))?.interruptUnsafe()
+          })
+      })
+      const context = Context.add(yield* Effect.context<never>(), Session, session)
+      const runFork = Effect.runForkWith(context)
+
+      // -- one request ----------------------------------------------------------
+
+      const execute = (
+        method: Method.Request,
+        id: RequestId,
+        params: { readonly [key: string]: unknown } | undefined
+      ): Effect.Effect<string> => {
+        const decoded = method.decode(params ?? {})
+        if (decoded._tag === "Failure") {
+          const error = Cause.findErrorOption(decoded.cause)
+          const lines = Option.isSome(error) ? formatIssues((error.value as any).issue) : []
+          return Effect.succeed(
+            errorLine(
+              id,
+              new InvalidParams({
+                message: `Invalid params for ${method.name}${lines.length > 0 ? `:\n${lines.join("\n")}` : ""}`
+              })
+            )
+          )
+        }
+        const correlationId = nextCorrelationId()
+        const request = RequestContext.of({
+          requestId: id,
+          method: method.name,
+          correlationId,
+          protocolVersion: state.protocolVersion,
+          clientCapabilities: state.clientCapabilities,
+          clientInfo: state.clientInfo,
+          progressToken: progressTokenOf(params)
+        })
+        return method.handler(decoded.value).pipe(
+          Effect.matchCauseEffect({
+            onSuccess: (result) => Effect.succeed(successLine(id, result)),
+            onFailure: (cause): Effect.Effect<string> => {
+              if (Cause.hasInterruptsOnly(cause)) return Effect.interrupt
+              const failure = Cause.findErrorOption(cause)
+              if (Option.isSome(failure) && isMcpError(failure.value) && !Cause.hasDies(cause)) {
+                return Effect.succeed(errorLine(id, failure.value))
+              }
+              return Effect.as(
+                Effect.logError(`${method.name} failed with a defect`, {
+                  method: method.name,
+                  id,
+                  correlation_id: correlationId,
+                  cause: Cause.pretty(cause)
+                }),
+                errorLine(id, new InternalError({ correlationId }))
+              )
+            }
+          }),
+          Effect.withSpan(method.name, {
+            attributes: { "mcp.request.id": id, "mcp.correlation_id": correlationId }
+          }),
+          Effect.provideService(RequestContext, request)
+        ) as Effect.Effect<string>
+      }
+
+      const notInitialized = (method: string) =>
+        new InvalidRequest({
+          message:
+            `Server not initialized: ${method} was sent before initialize. ` +
+            `Send initialize first (only ping is allowed before it).`
+        })
+
+      // The response to a request, or undefined when none is due (notifications,
+      // responses from the peer). Used both for single messages and in batches.
+      const answer = (message: Incoming): Effect.Effect<string | undefined> => {
+        switch (message._tag) {
+          case "Invalid":
+            return Effect.succeed(errorLine(message.id, new InvalidRequest({ message: message.message })))
+          case "Response":
+            return Effect.as(
+              Effect.logDebug("ignoring a response to no request of ours", { id: message.id }),
+              undefined
+            )
+          case "Notification":
+            return Effect.as(notify(message), undefined)
+          case "Request": {
+            const method = requests.get(message.method)
+            if (method === undefined) {
+              return Effect.succeed(errorLine(message.id, new MethodNotFound({ method: message.method })))
+            }
+            if (state.phase === "new" && !method.beforeInitialize) {
+              return Effect.succeed(errorLine(message.id, notInitialized(message.method)))
+            }
+            return execute(method, message.id, message.params)
+          }
+        }
+      }
+
+      const notify = (message: Incoming & { _tag: "Notification" }): Effect.Effect<void> => {
+        const handler = notifications.get(message.method)
+        if (handler === undefined) return Effect.void // unknown notifications are ignored
+        const decoded = handler.decode(message.params ?? {})
+        if (decoded._tag === "Failure") {
+          return Effect.logWarning("ignoring a malformed notification", { method: message.method })
+        }
+        return (handler.handler(decoded.value) as Effect.Effect<void>).pipe(
+          Effect.catchCause((cause) =>
+            Effect.logError(`${message.method} handler failed`, { method: message.method, cause: Cause.pretty(cause) })
+          )
+        )
+      }
+
+      // -- dispatch -------------------------------------------------------------
+
+      const fork = (key: string, effect: Effect.Effect<void>): void => {
+        const fiber = runFork(effect)
+        inFlight.set(key, fiber)
+        fiber.addObserver(() => {
+          if (inFlight.get(key) === fiber) inFlight.delete(key)
+        })
+      }
+
+      let batches = 0
+      const onBatch = (values: ReadonlyArray<unknown>): Effect.Effect<void> => {
+        if (state.phase === "new" || !ProtocolVersion.acceptsBatches(state.protocolVersion)) {
+          return send(
+            errorLine(
+              null,
+              new InvalidRequest({
+                message:
+                  state.phase === "new"
+                    ? "Invalid Request: a batch cannot come before initialize (and initialize cannot be batched)"
+                    : `Invalid Request: JSON-RPC batches are not part of protocol version ${state.protocolVersion}; ` +
+                      `send one message per line`
+              })
+            )
+          )
+        }
+        if (values.length === 0) {
+          return send(errorLine(null, new InvalidRequest({ message: "Invalid Request: empty batch" })))
+        }
+        const messages = values.map((value): Incoming => {
+          const message = classify(value)
+          return message._tag === "Request" && message.method === "initialize"
+            ? { _tag: "Invalid", id: message.id, message: "Invalid Request: initialize must not be part of a batch" }
+            : message
+        })
+        fork(
+          `batch:${++batches}`,
+          Effect.forEach(messages, answer, { concurrency: "unbounded" }).pipe(
+            Effect.flatMap((lines) => {
+              const responses = lines.filter((line): line is string => line !== undefined)
+              return responses.length === 0 ? Effect.void : send(`[${responses.join(",")}]`)
+            })
+          )
+        )
+        return Effect.void
+      }
+
+      const onFrame = (frame: Frame): Effect.Effect<void> => {
+        if (frame._tag === "Oversize") {
+          return send(
+            errorLine(
+              null,
+              new InvalidRequest({
+                message:
+                  `Invalid Request: message of ${frame.bytes} bytes exceeds the limit of ` +
+                  `${config.maxMessageBytes} bytes; it was discarded`
+              })
+            )
+          )
+        }
+        const value = parseJson(frame.text)
+        if (isNotJson(value)) {
+          return send(errorLine(null, new ParseError({ message: "Parse error: the message is not valid JSON" })))
+        }
+        if (Array.isArray(value)) return onBatch(value)
+        const message = classify(value)
+        if (message._tag !== "Request") {
+          return Effect.flatMap(answer(message), (line) => (line === undefined ? Effect.void : send(line)))
+        }
+        const method = requests.get(message.method)
+        if (method?.sequential === true) return Effect.flatMap(answer(message), (line) => send(line!))
+        const key = requestKey(message.id)
+        if (inFlight.has(key)) {
+          return send(
+            errorLine(
+              message.id,
+              new InvalidRequest({ message: `Invalid Request: id ${JSON.stringify(message.id)} is already in flight` })
+            )
+          )
+        }
+        fork(
+          key,
+          Effect.flatMap(answer(message), (line) => send(line!))
+        )
+        return Effect.void
+      }
+
+      // -- registry changes -----------------------------------------------------
+
+      const changes = yield* PubSub.subscribe(kernel.changes)
+      yield* Effect.forkScoped(
+        Effect.forever(
+          Effect.flatMap(PubSub.take(changes), () =>
+            state.phase === "ready" ? session.notify("notifications/tools/list_changed") : Effect.void
+          )
+        )
+      )
+
+      // -- shutdown -------------------------------------------------------------
+
+      const drain = Effect.suspend(() => {
+        state.phase = "closing"
+        const fibers = [...inFlight.values()]
+        if (fibers.length === 0) return Effect.void
+        return FiberModule.awaitAll(fibers).pipe(
+          Effect.timeoutOption(config.shutdownGraceMs),
+          Effect.flatMap((done) =>
+            Option.isSome(done)
+              ? Effect.void
+              : Effect.andThen(
+                  Effect.logWarning("shutdown grace period elapsed; interrupting in-flight requests", {
+                    in_flight: fibers.length,
+                    grace_ms: config.shutdownGraceMs
+                  }),
+                  FiberModule.interruptAll(fibers)
+                )
+          )
+        )
+      })
+
+      yield* Stream.runForEach(transport.frames, onFrame).pipe(
+        Effect.ensuring(drain),
+        Effect.provideService(Session, session)
+      )
+    })
+  )

@@ -1,0 +1,118 @@
+/**
+ * MCP methods as Effect handlers. The server's method table is a list of
+ * these; adding a method is one file that calls {@link request} (or
+ * {@link notification}) and one line in `src/methods/index.ts`.
+ *
+ * A handler receives params already decoded with its Schema (a decode failure
+ * is answered with −32602 naming every bad field), may fail only with a
+ * protocol error, and reads whatever else it needs — the session, the
+ * request context, the kernel — from its context.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import * as Effect from "effect/Effect"
+ * import * as Schema from "effect/Schema"
+ * import * as Method from "effect-mcp-runtime/Method"
+ *
+ * export const ping = Method.request("ping", {
+ *   params: Schema.Struct({}),
+ *   beforeInitialize: true,
+ *   handler: () => Effect.succeed({})
+ * })
+ * ```
+ *
+ * @since 0.1.0
+ */
+import type * as Effect from "effect/Effect"
+import type * as Exit from "effect/Exit"
+import * as Schema from "effect/Schema"
+import type { McpError } from "./McpError.ts"
+
+/**
+ * A result that is already serialized JSON, spliced into the response as is.
+ * Methods that serve cached results (`tools/list`) return it to avoid
+ * re-serializing on every call.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export class RawJson {
+  readonly json: string
+  constructor(json: string) {
+    this.json = json
+  }
+}
+
+/**
+ * A request handler.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface Request<R = any> {
+  readonly _tag: "Request"
+  readonly name: string
+  /** May run before `initialize` has been answered (`initialize`, `ping`). */
+  readonly beforeInitialize: boolean
+  /** Runs before the next message is read, instead of concurrently (`initialize`). */
+  readonly sequential: boolean
+  readonly decode: (params: unknown) => Exit.Exit<any, Schema.SchemaError>
+  readonly handler: (params: any) => Effect.Effect<unknown, McpError, R>
+}
+
+/**
+ * A notification handler. Notifications never get a response; a handler's
+ * failure is only logged.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface Notification<R = any> {
+  readonly _tag: "Notification"
+  readonly name: string
+  readonly decode: (params: unknown) => Exit.Exit<any, Schema.SchemaError>
+  readonly handler: (params: any) => Effect.Effect<void, never, R>
+}
+
+/**
+ * Declares a request handler.
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const request = <P extends Schema.Top, A, R>(
+  name: string,
+  options: {
+    readonly params: P & Schema.Codec<P["Type"], unknown, never, never>
+    readonly handler: (params: P["Type"]) => Effect.Effect<A, McpError, R>
+    readonly beforeInitialize?: boolean | undefined
+    readonly sequential?: boolean | undefined
+  }
+): Request<R> => ({
+  _tag: "Request",
+  name,
+  beforeInitialize: options.beforeInitialize ?? false,
+  sequential: options.sequential ?? false,
+  decode: Schema.decodeUnknownExit(options.params as any, { errors: "all" }),
+  handler: options.handler
+})
+
+/**
+ * Declares a notification handler.
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const notification = <P extends Schema.Top, R>(
+  name: string,
+  options: {
+    readonly params: P & Schema.Codec<P["Type"], unknown, never, never>
+    readonly handler: (params: P["Type"]) => Effect.Effect<void, never, R>
+  }
+): Notification<R> => ({
+  _tag: "Notification",
+  name,
+  decode: Schema.decodeUnknownExit(options.params as any, { errors: "all" }),
+  handler: options.handler
+})

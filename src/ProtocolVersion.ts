@@ -1,0 +1,84 @@
+/**
+ * The MCP protocol revisions the runtime speaks, how a version is negotiated
+ * in `initialize`, and which wire features each revision has.
+ *
+ * @since 0.1.0
+ */
+
+/**
+ * Every revision the runtime implements, newest first.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export const supported = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"] as const
+
+/**
+ * A protocol revision the runtime implements.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export type ProtocolVersion = (typeof supported)[number]
+
+/**
+ * The newest revision, offered when a client asks for one the runtime does not
+ * know.
+ *
+ * @category constants
+ * @since 0.1.0
+ */
+export const latest: ProtocolVersion = "2025-11-25"
+
+/**
+ * Tells whether a version string names a supported revision.
+ *
+ * @category guards
+ * @since 0.1.0
+ */
+export const isSupported = (version: string): version is ProtocolVersion =>
+  (supported as ReadonlyArray<string>).includes(version)
+
+/**
+ * Picks the version to answer `initialize` with: the requested one when it is
+ * supported, otherwise the latest (the client then decides whether to go on).
+ *
+ * **Example**
+ *
+ * ```ts
+ * import * as ProtocolVersion from "effect-mcp-runtime/ProtocolVersion"
+ *
+ * ProtocolVersion.negotiate("2025-03-26") // => "2025-03-26"
+ * ProtocolVersion.negotiate("1999-01-01") // => "2025-11-25"
+ * ```
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const negotiate = (requested: string): ProtocolVersion => (isSupported(requested) ? requested : latest)
+
+/**
+ * JSON-RPC batches are part of exactly one revision, 2025-03-26: it requires
+ * servers to accept them; 2025-06-18 removed them again.
+ *
+ * @category features
+ * @since 0.1.0
+ */
+export const acceptsBatches = (version: ProtocolVersion): boolean => version === "2025-03-26"
+
+/**
+ * Tool annotations and audio content arrived in 2025-03-26.
+ *
+ * @category features
+ * @since 0.1.0
+ */
+export const hasToolAnnotations = (version: ProtocolVersion): boolean => version >= "2025-03-26"
+
+/**
+ * `title`, `outputSchema`, `structuredContent` and `resource_link` content
+ * arrived in 2025-06-18.
+ *
+ * @category features
+ * @since 0.1.0
+ */
+export const hasStructuredContent = (version: ProtocolVersion): boolean => version >= "2025-06-18"

@@ -1,0 +1,280 @@
+/**
+ * Tools: Schema-typed functions a model can call.
+ *
+ * A tool is declared with {@link make} — a bare name, a description written for
+ * a language model, an input Schema and optionally an output Schema — and given
+ * a handler with {@link handle}. A capability lists its handled tools; the
+ * kernel prefixes their names with the capability id, generates the JSON
+ * Schemas once, and decodes every call's arguments with the input Schema.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import * as Effect from "effect/Effect"
+ * import * as Schema from "effect/Schema"
+ * import * as Tool from "effect-mcp-runtime/Tool"
+ *
+ * export const add = Tool.make("add", {
+ *   description: "Adds two numbers and returns the sum.",
+ *   input: Schema.Struct({ a: Schema.Number, b: Schema.Number }),
+ *   output: Schema.Struct({ sum: Schema.Number }),
+ *   annotations: { readOnlyHint: true, idempotentHint: true }
+ * }).pipe(Tool.handle(({ a, b }) => Effect.succeed({ sum: a + b })))
+ * ```
+ *
+ * @since 0.1.0
+ */
+import type * as Effect from "effect/Effect"
+import { dual } from "effect/Function"
+import { type Pipeable, pipeArguments } from "effect/Pipeable"
+import * as Schema from "effect/Schema"
+import type {
+  AudioContent,
+  CallToolResult,
+  ContentBlock,
+  EmbeddedResource,
+  ImageContent,
+  ResourceLink,
+  TextContent,
+  ToolAnnotations
+} from "./McpSchema.ts"
+
+/**
+ * @category type ids
+ * @since 0.1.0
+ */
+export const TypeId = "~effect-mcp-runtime/Tool"
+
+/**
+ * @category type ids
+ * @since 0.1.0
+ */
+export type TypeId = typeof TypeId
+
+/**
+ * An object Schema usable as a tool's input or output: it must encode to a JSON
+ * object.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export type ObjectSchema = Schema.Codec<any, { readonly [key: string]: any }, never, never>
+
+/**
+ * A declared tool: its bare name, description, Schemas and annotations. It has
+ * no behaviour until {@link handle} attaches a handler.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface Tool<
+  Name extends string = string,
+  Input extends ObjectSchema = ObjectSchema,
+  Output extends ObjectSchema | undefined = ObjectSchema | undefined
+> extends Pipeable {
+  readonly [TypeId]: TypeId
+  /** The bare name; the kernel publishes it as `<capability>_<name>`. */
+  readonly name: Name
+  readonly description: string
+  readonly title: string | undefined
+  readonly input: Input
+  readonly output: Output
+  readonly annotations: ToolAnnotations | undefined
+}
+
+/**
+ * What a handler of a tool without an output Schema may return: a string (one
+ * text block), content blocks, or a whole result.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export type Reply = string | ContentBlock | ReadonlyArray<ContentBlock> | CallToolResult
+
+/**
+ * The value a tool's handler returns: the output Schema's type when the tool
+ * has one, a {@link Reply} otherwise.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export type Success<T extends Tool<any, any, any>> = T["output"] extends ObjectSchema ? T["output"]["Type"] : Reply
+
+/**
+ * A tool's handler: decoded input in, an Effect of its {@link Success} out.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export type Handler<T extends Tool<any, any, any>, E, R> = (
+  input: T["input"]["Type"]
+) => Effect.Effect<Success<T>, E, R>
+
+/**
+ * A tool with its handler, ready to be listed by a capability. `R` is what the
+ * handler needs: the capability layer must provide it (a missing service is a
+ * compile error).
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface Handled<R = never> {
+  readonly tool: Tool<string, ObjectSchema, ObjectSchema | undefined>
+  readonly handler: (input: any) => Effect.Effect<unknown, unknown, R>
+}
+
+/**
+ * A typed tool failure with a message for the model and, ideally, a
+ * suggestion naming the tool to call next. The kernel turns it into an
+ * `isError: true` result.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import { ToolError } from "effect-mcp-runtime/Tool"
+ *
+ * new ToolError({ message: "No file named notes.md", suggestion: "Call workspace_list to see the files." })
+ * ```
+ *
+ * @category errors
+ * @since 0.1.0
+ */
+export class ToolError extends Schema.TaggedError<ToolError>()("ToolError", {
+  message: Schema.String,
+  suggestion: Schema.optionalKey(Schema.String),
+  code: Schema.optionalKey(Schema.String)
+}) {}
+
+const Proto = {
+  [TypeId]: TypeId,
+  pipe() {
+    return pipeArguments(this, arguments)
+  }
+}
+
+const EmptyInput = Schema.Struct({})
+
+/**
+ * Declares a tool. The name is bare (no capability prefix) and must match
+ * `^[A-Za-z0-9_.-]{1,64}$`; the kernel checks it at registration.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import * as Schema from "effect/Schema"
+ * import * as Tool from "effect-mcp-runtime/Tool"
+ *
+ * const greet = Tool.make("greet", {
+ *   description: "Greets someone by name.",
+ *   input: Schema.Struct({ name: Schema.String.annotate({ description: "Who to greet" }) })
+ * })
+ * ```
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const make = <
+  const Name extends string,
+  Input extends ObjectSchema = typeof EmptyInput,
+  Output extends ObjectSchema | undefined = undefined
+>(
+  name: Name,
+  options: {
+    readonly description: string
+    readonly title?: string | undefined
+    readonly input?: Input | undefined
+    readonly output?: Output | undefined
+    readonly annotations?: ToolAnnotations | undefined
+  }
+): Tool<Name, Input, Output> => {
+  const self = Object.create(Proto)
+  self.name = name
+  self.description = options.description
+  self.title = options.title
+  self.input = options.input ?? EmptyInput
+  self.output = options.output
+  self.annotations = options.annotations
+  return self
+}
+
+/**
+ * Attaches a handler to a tool. Dual: `tool.pipe(Tool.handle(f))` or
+ * `Tool.handle(tool, f)`.
+ *
+ * A handler's typed failure becomes an `isError: true` result carrying the
+ * error's `message` (and `suggestion`, when it has one); a defect becomes an
+ * `isError` "internal error" result and a log line with the correlation id.
+ *
+ * @category combinators
+ * @since 0.1.0
+ */
+export const handle: {
+  <T extends Tool<any, any, any>, E, R>(handler: Handler<T, E, R>): (self: T) => Handled<R>
+  <T extends Tool<any, any, any>, E, R>(self: T, handler: Handler<T, E, R>): Handled<R>
+} = dual(2, <T extends Tool<any, any, any>, E, R>(self: T, handler: Handler<T, E, R>): Handled<R> => ({
+  tool: self,
+  handler
+}))
+
+// -----------------------------------------------------------------------------
+// content helpers
+// -----------------------------------------------------------------------------
+
+/**
+ * A text content block.
+ *
+ * @category content
+ * @since 0.1.0
+ */
+export const text = (value: string): TextContent => ({ type: "text", text: value })
+
+/**
+ * An image content block from base64 data.
+ *
+ * @category content
+ * @since 0.1.0
+ */
+export const image = (data: string, mimeType: string): ImageContent => ({ type: "image", data, mimeType })
+
+/**
+ * An audio content block from base64 data.
+ *
+ * @category content
+ * @since 0.1.0
+ */
+export const audio = (data: string, mimeType: string): AudioContent => ({ type: "audio", data, mimeType })
+
+/**
+ * An embedded resource, as text or as base64 `blob`.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import * as Tool from "effect-mcp-runtime/Tool"
+ *
+ * Tool.resource({ uri: "file:///notes.md", mimeType: "text/markdown", text: "# Notes" })
+ * ```
+ *
+ * @category content
+ * @since 0.1.0
+ */
+export const resource = (contents: EmbeddedResource["resource"]): EmbeddedResource => ({
+  type: "resource",
+  resource: contents
+})
+
+/**
+ * A link to a resource the client can read.
+ *
+ * @category content
+ * @since 0.1.0
+ */
+export const resourceLink = (link: Omit<ResourceLink, "type">): ResourceLink => ({ type: "resource_link", ...link })
+
+/**
+ * An error result, for handlers that return results rather than fail.
+ *
+ * @category content
+ * @since 0.1.0
+ */
+export const errorResult = (message: string): CallToolResult => ({ content: [text(message)], isError: true })

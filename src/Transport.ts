@@ -1,0 +1,113 @@
+/**
+ * Transports: how framed messages reach the server and how its messages leave.
+ *
+ * The server core reads `frames` and calls `send`; it knows nothing of stdio,
+ * HTTP or memory. Live transports are in `layers/` (stdio); {@link makeMemory}
+ * is an in-memory transport for tests that still goes through the real
+ * framing and codec: a test writes raw text and reads raw lines.
+ *
+ * @since 0.1.0
+ */
+import type * as Cause from "effect/Cause"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Queue from "effect/Queue"
+import * as Stream from "effect/Stream"
+import { type Frame, LineFramer } from "./internal/LineFramer.ts"
+
+export type { Frame } from "./internal/LineFramer.ts"
+
+/**
+ * The default maximum size of one incoming message: 4 MiB.
+ *
+ * @category constants
+ * @since 0.1.0
+ */
+export const defaultMaxMessageBytes = 4 * 1024 * 1024
+
+/**
+ * A connection to one client.
+ *
+ * @category services
+ * @since 0.1.0
+ */
+export class Transport extends Context.Service<
+  Transport,
+  {
+    /** Incoming messages, framed; ends when the peer closes its side. */
+    readonly frames: Stream.Stream<Frame>
+    /** Sends one serialized JSON-RPC message (without the trailing newline). */
+    readonly send: (message: string) => Effect.Effect<void>
+  }
+>()("effect-mcp-runtime/Transport") {}
+
+/**
+ * Frames a byte stream into newline-delimited messages of at most `maxBytes`.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import * as Stream from "effect/Stream"
+ * import * as Transport from "effect-mcp-runtime/Transport"
+ *
+ * const frames = Transport.frameLines(Stream.make(new TextEncoder().encode('{"a":1}\n')), 1024)
+ * ```
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const frameLines = <E, R>(
+  bytes: Stream.Stream<Uint8Array, E, R>,
+  maxBytes: number
+): Stream.Stream<Frame, E, R> =>
+  Stream.suspend(() => {
+    const framer = new LineFramer(maxBytes)
+    return bytes.pipe(
+      Stream.map((chunk) => framer.push(chunk)),
+      Stream.flattenIterable,
+      Stream.concat(Stream.suspend(() => Stream.fromIterable(framer.end())))
+    )
+  })
+
+/**
+ * The client side of an in-memory transport.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface MemoryClient {
+  /** Writes raw text to the server, exactly as a stdio client would. */
+  readonly write: (text: string) => Effect.Effect<void>
+  /** Closes the client's side: the server sees end of input. */
+  readonly close: Effect.Effect<void>
+  /** Takes the next message the server sent, as raw text. */
+  readonly read: Effect.Effect<string, Cause.Done>
+  /** Everything the server sent, until it closed. */
+  readonly output: Queue.Dequeue<string, Cause.Done>
+}
+
+/**
+ * Builds an in-memory transport and its client side. Messages written by the
+ * client go through the same line framing as stdio.
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const makeMemory = Effect.fnUntraced(function* (
+  options: { readonly maxMessageBytes?: number | undefined } = {}
+) {
+  const input = yield* Queue.unbounded<Uint8Array, Cause.Done>()
+  const output = yield* Queue.unbounded<string, Cause.Done>()
+  const encoder = new TextEncoder()
+  const transport = Transport.of({
+    frames: frameLines(Stream.fromQueue(input), options.maxMessageBytes ?? defaultMaxMessageBytes),
+    send: (message) => Effect.asVoid(Queue.offer(output, message))
+  })
+  const client: MemoryClient = {
+    write: (text) => Effect.asVoid(Queue.offer(input, encoder.encode(text))),
+    close: Effect.asVoid(Queue.end(input)),
+    read: Queue.take(output),
+    output
+  }
+  return { transport, client, closeOutput: Queue.end(output) } as const
+})

@@ -1,0 +1,131 @@
+/**
+ * The `mcp-runtime` binary: composes the bundled capabilities with the server
+ * core and a transport. This is the only place that knows about both.
+ *
+ * @since 0.1.0
+ */
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
+import * as NodeServices from "@effect/platform-node/NodeServices"
+import * as CliError from "effect/cli/CliError"
+import * as Command from "effect/cli/Command"
+import * as Flag from "effect/cli/Flag"
+import * as Cause from "effect/Cause"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as FileSystem from "effect/FileSystem"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Path from "effect/Path"
+import * as Schema from "effect/Schema"
+import { bundled, type BundledId } from "../../capabilities/index.ts"
+import * as Logging from "../../layers/Logging.ts"
+import * as StdioTransport from "../../layers/StdioTransport.ts"
+import * as Kernel from "../Kernel.ts"
+import * as McpServer from "../McpServer.ts"
+import * as ServerConfig from "../ServerConfig.ts"
+import { WorkspaceRoot } from "../WorkspaceRoot.ts"
+
+/**
+ * A usage error: bad flag values, an unknown capability, a missing root.
+ *
+ * @category errors
+ * @since 0.1.0
+ */
+export class UsageError extends Schema.TaggedError<UsageError>()("UsageError", {
+  message: Schema.String
+}) {}
+
+const parseCapabilities = (value: Option.Option<string>): Effect.Effect<ReadonlyArray<BundledId>, UsageError> => {
+  const known = Object.keys(bundled) as Array<BundledId>
+  if (Option.isNone(value)) return Effect.succeed(known)
+  const ids = value.value
+    .split(",")
+    .map((s) => s.trim())
+    .filter((s) => s.length > 0)
+  const unknown = ids.filter((id) => !(id in bundled))
+  if (unknown.length > 0) {
+    return Effect.fail(
+      new UsageError({
+        message:
+          `Unknown capabilit${unknown.length === 1 ? "y" : "ies"}: ${unknown.join(", ")}. ` +
+          `Bundled capabilities: ${known.join(", ")}`
+      })
+    )
+  }
+  return Effect.succeed([...new Set(ids)] as Array<BundledId>)
+}
+
+const serve = Command.make(
+  "serve",
+  {
+    root: Flag.String("root").pipe(
+      Flag.withDescription("Root directory the server works in (default: the current directory)"),
+      Flag.optional
+    ),
+    capabilities: Flag.String("capabilities").pipe(
+      Flag.withDescription(
+        `Comma-separated capability ids to enable (default: all bundled: ${Object.keys(bundled).join(",")})`
+      ),
+      Flag.optional
+    ),
+    maxMessageBytes: Flag.Int("max-message-bytes").pipe(
+      Flag.withDescription("Largest incoming message, in bytes (default 4194304)"),
+      Flag.optional
+    ),
+    shutdownGraceMs: Flag.Int("shutdown-grace-ms").pipe(
+      Flag.withDescription("Grace period for in-flight requests at shutdown, in ms (default 5000)"),
+      Flag.optional
+    )
+  },
+  Effect.fnUntraced(function* (flags) {
+    const fs = yield* FileSystem.FileSystem
+    const path = yield* Path.Path
+    const root = path.resolve(Option.getOrElse(flags.root, () => "."))
+    const stat = yield* Effect.result(fs.stat(root))
+    if (stat._tag === "Failure" || stat.success.type !== "Directory") {
+      return yield* new UsageError({ message: `--root ${root}: not a directory` })
+    }
+    const ids = yield* parseCapabilities(flags.capabilities)
+    const config = ServerConfig.layer({
+      name: "mcp-runtime",
+      instructions: "Tools are named <capability>_<tool>. Call system_info to see what this server provides.",
+      maxMessageBytes: Option.getOrUndefined(flags.maxMessageBytes),
+      shutdownGraceMs: Option.getOrUndefined(flags.shutdownGraceMs)
+    })
+    const capabilities = ids.reduce(
+      (acc: Layer.Layer<never, Kernel.KernelError, Kernel.Kernel>, id) => Layer.merge(acc, bundled[id]),
+      Layer.empty
+    )
+    const kernel = Kernel.layer()
+    const program = McpServer.serve().pipe(
+      Effect.provide(Layer.mergeAll(StdioTransport.layer, capabilities).pipe(Layer.provideMerge(kernel))),
+      Effect.provideService(WorkspaceRoot, root)
+    )
+    yield* Effect.logInfo("mcp-runtime serving on stdio", { root, capabilities: ids })
+    return yield* program.pipe(Effect.provide(config))
+  })
+).pipe(Command.withDescription("Serve MCP over stdio (newline-delimited JSON-RPC on stdin/stdout)"))
+
+const root = Command.make("mcp-runtime").pipe(
+  Command.withDescription("An Effect-based runtime for Model Context Protocol servers"),
+  Command.withSubcommands([serve])
+)
+
+const main = root.pipe(
+  Command.run({ version: ServerConfig.packageVersion }),
+  Effect.provide(Logging.layerJsonStderr()),
+  Effect.provide(NodeServices.layer)
+)
+
+NodeRuntime.runMain(main as Effect.Effect<void, unknown>, {
+  disableErrorReporting: false,
+  // A graceful shutdown after SIGTERM or SIGINT is a success.
+  teardown: (exit, onExit) =>
+    onExit(
+      Exit.isSuccess(exit) || Cause.hasInterruptsOnly(exit.cause)
+        ? 0
+        : CliError.isCliError(Cause.squash(exit.cause))
+          ? 2
+          : 1
+    )
+})

@@ -1,0 +1,219 @@
+/**
+ * Turns a handled tool into what the kernel serves: its `tools/list` entries
+ * (serialized once per protocol era) and a `call` function that decodes the
+ * arguments, runs the handler in its capability's context and encodes the
+ * result. Everything Schema-related is compiled here, once, at registration.
+ *
+ * @internal
+ */
+import * as Cause from "effect/Cause"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Schema from "effect/Schema"
+import * as SchemaIssue from "effect/SchemaIssue"
+import type { CallToolResult, ContentBlock, JsonSchemaObject, ToolDefinition } from "../McpSchema.ts"
+import { RequestContext } from "../RequestContext.ts"
+import type * as Tool from "../Tool.ts"
+
+/** The three shapes of a tool definition on the wire, by protocol era. */
+export type Era = "2024-11-05" | "2025-03-26" | "2025-06-18"
+
+/** A tool as the kernel serves it. */
+export interface CompiledTool {
+  readonly name: string
+  readonly capability: string
+  readonly annotations: Tool.Tool["annotations"]
+  /** The `tools/list` entry per era, already serialized. */
+  readonly listEntry: Readonly<Record<Era, string>>
+  readonly call: (args: unknown) => Effect.Effect<CallToolResult, never, RequestContext>
+}
+
+/** Why a tool's Schemas cannot be published. */
+export class SchemaProblem {
+  readonly reason: string
+  constructor(reason: string) {
+    this.reason = reason
+  }
+}
+
+// MCP requires an object root. A non-recursive root is compiled inline rather
+// than as a definition; definitions go to `$defs` (JSON Schema 2020-12).
+const toJsonSchema = (schema: Schema.Top, which: "input" | "output"): JsonSchemaObject | SchemaProblem => {
+  const document = Schema.toJsonSchemaDocument(schema)
+  let top = document.schema as Record<string, unknown>
+  if (typeof top.$ref === "string") {
+    const name = top.$ref.replace(/^#\/\$defs\//, "")
+    const resolved = document.definitions[name]
+    if (resolved !== undefined) top = { ...(resolved as Record<string, unknown>) }
+  }
+  // An empty Struct accepts any non-null value; as a tool schema it means "no arguments".
+  if (top.type === undefined && Object.keys(top).length === 1 && JSON.stringify(top.not) === '{"type":"null"}') {
+    return { type: "object", properties: {}, additionalProperties: false }
+  }
+  if (top.type !== "object") {
+    return new SchemaProblem(
+      `the ${which} Schema must describe a JSON object (a Schema.Struct), but its JSON Schema has type ${JSON.stringify(
+        top.type ?? top.anyOf ?? "unknown"
+      )}`
+    )
+  }
+  const definitions = Object.keys(document.definitions).length === 0 ? undefined : document.definitions
+  return (definitions === undefined ? top : { ...top, $defs: definitions }) as JsonSchemaObject
+}
+
+const formatter = SchemaIssue.makeFormatterStandardSchemaV1()
+
+const formatPath = (path: ReadonlyArray<PropertyKey | { readonly key: PropertyKey }> | undefined): string => {
+  if (path === undefined || path.length === 0) return "(arguments)"
+  let out = ""
+  for (const segment of path) {
+    const key = typeof segment === "object" ? segment.key : segment
+    out += typeof key === "number" ? `[${key}]` : out === "" ? String(key) : `.${String(key)}`
+  }
+  return out
+}
+
+/** Formats every issue of a Schema failure as `- path: message` lines. */
+export const formatIssues = (issue: SchemaIssue.Issue): Array<string> =>
+  formatter(issue).issues.map((i) => `- ${formatPath(i.path)}: ${i.message}`)
+
+const normalizeReply = (reply: Tool.Reply): CallToolResult => {
+  if (typeof reply === "string") return { content: [{ type: "text", text: reply }] }
+  if (Array.isArray(reply)) return { content: reply as ReadonlyArray<ContentBlock> }
+  if ("content" in (reply as object)) return reply as CallToolResult
+  return { content: [reply as ContentBlock] }
+}
+
+/** Renders a typed failure for the model: its message and, if any, a suggestion. */
+export const failureResult = (error: unknown): CallToolResult => {
+  let message: string
+  let suggestion: string | undefined
+  if (typeof error === "object" && error !== null) {
+    const e = error as { message?: unknown; suggestion?: unknown; _tag?: unknown }
+    message =
+      typeof e.message === "string" && e.message.length > 0
+        ? e.message
+        : typeof e._tag === "string"
+          ? e._tag
+          : JSON.stringify(error)
+    if (typeof e.suggestion === "string") suggestion = e.suggestion
+  } else {
+    message = String(error)
+  }
+  const textValue = suggestion === undefined ? message : `${message}\nSuggestion: ${suggestion}`
+  return { content: [{ type: "text", text: textValue }], isError: true }
+}
+
+const internalErrorResult = (correlationId: string): CallToolResult => ({
+  content: [
+    {
+      type: "text",
+      text:
+        `Internal error while running the tool (correlation id ${correlationId}). ` +
+        `The server log has the details; retrying will not help until the server is fixed.`
+    }
+  ],
+  isError: true
+})
+
+/**
+ * Compiles a handled tool under its public name. `context` is the capability's
+ * context: the services the handler was typed against.
+ */
+export const compileTool = (
+  handled: Tool.Handled<any>,
+  publicName: string,
+  capability: string,
+  context: Context.Context<any>
+): CompiledTool | SchemaProblem => {
+  const { handler, tool } = handled
+  const inputSchema = toJsonSchema(tool.input, "input")
+  if (inputSchema instanceof SchemaProblem) return inputSchema
+  const outputSchema = tool.output === undefined ? undefined : toJsonSchema(tool.output, "output")
+  if (outputSchema instanceof SchemaProblem) return outputSchema
+
+  const decode = Schema.decodeUnknownExit(Schema.toCodecJson(tool.input), { errors: "all" })
+  const encode =
+    tool.output === undefined ? undefined : Schema.encodeUnknownExit(Schema.toCodecJson(tool.output), { errors: "all" })
+
+  const legacy: ToolDefinition = { name: publicName, description: tool.description, inputSchema }
+  const annotated: ToolDefinition =
+    tool.annotations === undefined ? legacy : { ...legacy, annotations: tool.annotations }
+  const full: ToolDefinition = {
+    name: publicName,
+    ...(tool.title === undefined ? {} : { title: tool.title }),
+    description: tool.description,
+    inputSchema,
+    ...(outputSchema === undefined ? {} : { outputSchema }),
+    ...(tool.annotations === undefined ? {} : { annotations: tool.annotations })
+  }
+  const listEntry = {
+    "2024-11-05": JSON.stringify(legacy),
+    "2025-03-26": JSON.stringify(annotated),
+    "2025-06-18": JSON.stringify(full)
+  }
+
+  const onSuccess = (value: unknown): Effect.Effect<CallToolResult, never, RequestContext> => {
+    if (encode === undefined) return Effect.succeed(normalizeReply(value as Tool.Reply))
+    const encoded = encode(value)
+    if (Exit.isSuccess(encoded)) {
+      const structured = encoded.value as Record<string, unknown>
+      return Effect.succeed({
+        content: [{ type: "text", text: JSON.stringify(structured) }],
+        structuredContent: structured
+      })
+    }
+    return reportDefect(
+      `tool ${publicName} returned a value that does not match its output Schema`,
+      Cause.fail(encoded.cause)
+    )
+  }
+
+  const reportDefect = (
+    what: string,
+    cause: Cause.Cause<unknown>
+  ): Effect.Effect<CallToolResult, never, RequestContext> =>
+    Effect.flatMap(Effect.service(RequestContext), (request) =>
+      Effect.as(
+        Effect.logError(what, {
+          tool: publicName,
+          correlation_id: request.correlationId,
+          cause: Cause.pretty(cause)
+        }),
+        internalErrorResult(request.correlationId)
+      )
+    )
+
+  const onFailure = (cause: Cause.Cause<unknown>): Effect.Effect<CallToolResult, never, RequestContext> => {
+    if (Cause.hasInterruptsOnly(cause)) return Effect.interrupt
+    const failure = Cause.findErrorOption(cause)
+    if (failure._tag === "Some" && !Cause.hasDies(cause)) return Effect.succeed(failureResult(failure.value))
+    return reportDefect(`tool ${publicName} failed with a defect`, cause)
+  }
+
+  const call = (args: unknown): Effect.Effect<CallToolResult, never, RequestContext> => {
+    const decoded = decode(args === undefined ? {} : args)
+    if (Exit.isFailure(decoded)) {
+      const error = Cause.findErrorOption(decoded.cause)
+      const lines = error._tag === "Some" ? formatIssues(error.value.issue) : ["- (arguments): invalid"]
+      return Effect.succeed({
+        content: [
+          {
+            type: "text",
+            text:
+              `Invalid arguments for tool ${publicName}:\n${lines.join("\n")}\n` +
+              `Call tools/list to see the tool's inputSchema, then retry with corrected arguments.`
+          }
+        ],
+        isError: true
+      })
+    }
+    return handler(decoded.value).pipe(
+      Effect.updateContext((requestContext: Context.Context<RequestContext>) => Context.merge(context, requestContext)),
+      Effect.matchCauseEffect({ onSuccess, onFailure })
+    ) as Effect.Effect<CallToolResult, never, RequestContext>
+  }
+
+  return { name: publicName, capability, annotations: tool.annotations, listEntry, call }
+}

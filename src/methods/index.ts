@@ -1,0 +1,28 @@
+/**
+ * The method table: every MCP method the server answers, and every client
+ * notification it acts on. Adding a method is one file in this folder and
+ * one line here.
+ *
+ * @since 0.1.0
+ */
+import type * as Method from "../Method.ts"
+import { initialize } from "./initialize.ts"
+import { cancelled, initialized } from "./notifications.ts"
+import { ping } from "./ping.ts"
+import { toolsCall } from "./toolsCall.ts"
+import { toolsList } from "./toolsList.ts"
+
+/**
+ * The default method table.
+ *
+ * @category methods
+ * @since 0.1.0
+ */
+export const defaultMethods: ReadonlyArray<Method.Request | Method.Notification> = [
+  initialize,
+  ping,
+  toolsList,
+  toolsCall,
+  initialized,
+  cancelled
+]

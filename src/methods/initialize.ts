@@ -1,0 +1,51 @@
+/**
+ * `initialize`: version negotiation and capability advertisement.
+ *
+ * @since 0.1.0
+ */
+import * as Effect from "effect/Effect"
+import { Kernel } from "../Kernel.ts"
+import { InvalidRequest } from "../McpError.ts"
+import { type InitializeResult, InitializeParams, type ServerCapabilities } from "../McpSchema.ts"
+import * as Method from "../Method.ts"
+import * as ProtocolVersion from "../ProtocolVersion.ts"
+import { ServerConfig } from "../ServerConfig.ts"
+import { Session } from "../Session.ts"
+
+/**
+ * Answers with the requested protocol version when supported (the latest
+ * otherwise), the server's identity and instructions, and the capabilities of
+ * what is actually registered.
+ *
+ * @category methods
+ * @since 0.1.0
+ */
+export const initialize = Method.request("initialize", {
+  params: InitializeParams,
+  beforeInitialize: true,
+  sequential: true,
+  handler: Effect.fnUntraced(function* (params) {
+    const session = yield* Session
+    if (session.state.phase !== "new") {
+      return yield* new InvalidRequest({ message: "The session is already initialized; send initialize only once" })
+    }
+    const kernel = yield* Kernel
+    const config = yield* ServerConfig
+    const protocolVersion = ProtocolVersion.negotiate(params.protocolVersion)
+    const capabilities: ServerCapabilities = kernel.toolCount() > 0 ? { tools: { listChanged: true } } : {}
+    session.state.protocolVersion = protocolVersion
+    session.state.clientCapabilities = params.capabilities
+    session.state.clientInfo = params.clientInfo
+    session.state.phase = "ready"
+    const result: InitializeResult = {
+      protocolVersion,
+      capabilities,
+      serverInfo:
+        config.title === undefined
+          ? { name: config.name, version: config.version }
+          : { name: config.name, version: config.version, title: config.title },
+      ...(config.instructions === undefined ? {} : { instructions: config.instructions })
+    }
+    return result
+  })
+})

@@ -1,0 +1,20 @@
+/**
+ * `ping`: liveness, allowed at any time.
+ *
+ * @since 0.1.0
+ */
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
+import * as Method from "../Method.ts"
+
+/**
+ * Answers `{}`.
+ *
+ * @category methods
+ * @since 0.1.0
+ */
+export const ping = Method.request("ping", {
+  params: Schema.Struct({}),
+  beforeInitialize: true,
+  handler: () => Effect.succeed({})
+})

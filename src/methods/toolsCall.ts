@@ -1,0 +1,54 @@
+/**
+ * `tools/call`: runs one tool.
+ *
+ * @since 0.1.0
+ */
+import * as Effect from "effect/Effect"
+import { Kernel } from "../Kernel.ts"
+import { InvalidParams } from "../McpError.ts"
+import { type CallToolResult, CallToolParams, type ContentBlock } from "../McpSchema.ts"
+import * as Method from "../Method.ts"
+import * as ProtocolVersion from "../ProtocolVersion.ts"
+import { RequestContext } from "../RequestContext.ts"
+
+// Content kinds an older client cannot show are rendered as text.
+const downgrade = (block: ContentBlock, version: ProtocolVersion.ProtocolVersion): ContentBlock => {
+  if (block.type === "resource_link" && !ProtocolVersion.hasStructuredContent(version)) {
+    return { type: "text", text: `Resource: ${block.name} <${block.uri}>` }
+  }
+  if (block.type === "audio" && !ProtocolVersion.hasToolAnnotations(version)) {
+    return { type: "text", text: `[audio content (${block.mimeType}) not supported by protocol ${version}]` }
+  }
+  return block
+}
+
+const shapeFor = (result: CallToolResult, version: ProtocolVersion.ProtocolVersion): CallToolResult => {
+  if (version >= "2025-06-18") return result
+  const content = result.content.map((block) => downgrade(block, version))
+  return result.isError === true ? { content, isError: true } : { content }
+}
+
+/**
+ * Decodes the arguments with the tool's input Schema and runs it. An unknown
+ * tool is a −32602 protocol error; everything that goes wrong inside the tool
+ * is an `isError: true` result.
+ *
+ * @category methods
+ * @since 0.1.0
+ */
+export const toolsCall = Method.request("tools/call", {
+  params: CallToolParams,
+  handler: Effect.fnUntraced(function* (params) {
+    const kernel = yield* Kernel
+    const tool = kernel.tool(params.name)
+    if (tool === undefined) {
+      return yield* new InvalidParams({
+        message: `Unknown tool: ${params.name}. Call tools/list to see the available tools.`,
+        data: { tool: params.name }
+      })
+    }
+    const request = yield* RequestContext
+    const result = yield* tool.call(params.arguments)
+    return shapeFor(result, request.protocolVersion)
+  })
+})

@@ -1,0 +1,27 @@
+/**
+ * `tools/list`: the registered tools, one cached page at a time.
+ *
+ * @since 0.1.0
+ */
+import * as Effect from "effect/Effect"
+import { Kernel } from "../Kernel.ts"
+import { PaginatedParams } from "../McpSchema.ts"
+import * as Method from "../Method.ts"
+import { RequestContext } from "../RequestContext.ts"
+
+/**
+ * Serves a page of tool definitions shaped for the session's protocol
+ * revision. Pages are serialized once and reused until the registry changes.
+ *
+ * @category methods
+ * @since 0.1.0
+ */
+export const toolsList = Method.request("tools/list", {
+  params: PaginatedParams,
+  handler: Effect.fnUntraced(function* (params) {
+    const kernel = yield* Kernel
+    const request = yield* RequestContext
+    const page = yield* kernel.toolsPage(request.protocolVersion, params.cursor)
+    return new Method.RawJson(page)
+  })
+})
