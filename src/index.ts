@@ -1,0 +1,34 @@
+/**
+ * effect-mcp-runtime: an Effect-based runtime for Model Context Protocol
+ * servers. Each module is also importable on its own, e.g.
+ * `effect-mcp-runtime/Tool`.
+ *
+ * @since 0.1.0
+ */
+
+/** @since 0.1.0 */
+export * as Capability from "./Capability.ts"
+/** @since 0.1.0 */
+export * as Kernel from "./Kernel.ts"
+/** @since 0.1.0 */
+export * as McpError from "./McpError.ts"
+/** @since 0.1.0 */
+export * as McpSchema from "./McpSchema.ts"
+/** @since 0.1.0 */
+export * as McpServer from "./McpServer.ts"
+/** @since 0.1.0 */
+export * as Method from "./Method.ts"
+/** @since 0.1.0 */
+export * as ProtocolVersion from "./ProtocolVersion.ts"
+/** @since 0.1.0 */
+export * as RequestContext from "./RequestContext.ts"
+/** @since 0.1.0 */
+export * as ServerConfig from "./ServerConfig.ts"
+/** @since 0.1.0 */
+export * as Session from "./Session.ts"
+/** @since 0.1.0 */
+export * as Tool from "./Tool.ts"
+/** @since 0.1.0 */
+export * as Transport from "./Transport.ts"
+/** @since 0.1.0 */
+export * as WorkspaceRoot from "./WorkspaceRoot.ts"
