@@ -111,14 +111,28 @@ const root = Command.make("mcp-runtime").pipe(
   Command.withSubcommands([serve])
 )
 
+// Startup failures are reported as one JSON log line with a readable message
+// (no stack trace for expected errors such as a bad flag or a kernel error).
+const reportFailure = (cause: Cause.Cause<unknown>) => {
+  if (Cause.hasInterruptsOnly(cause)) return Effect.void
+  const error = Cause.squash(cause)
+  if (CliError.isCliError(error)) return Effect.void // effect/cli already printed it with the usage
+  const expected = !Cause.hasDies(cause) && typeof error === "object" && error !== null && "_tag" in error
+  return Effect.logError(
+    expected ? `mcp-runtime: ${String((error as { message?: unknown }).message)}` : "mcp-runtime failed",
+    expected ? { error: String((error as { _tag?: unknown })._tag) } : { cause: Cause.pretty(cause) }
+  )
+}
+
 const main = root.pipe(
   Command.run({ version: ServerConfig.packageVersion }),
+  Effect.tapCause(reportFailure),
   Effect.provide(Logging.layerJsonStderr()),
   Effect.provide(NodeServices.layer)
 )
 
 NodeRuntime.runMain(main as Effect.Effect<void, unknown>, {
-  disableErrorReporting: false,
+  disableErrorReporting: true,
   // A graceful shutdown after SIGTERM or SIGINT is a success.
   teardown: (exit, onExit) =>
     onExit(
