@@ -112,3 +112,20 @@ describe("Tool", () => {
     })
   )
 })
+
+describe("Tool input strictness", () => {
+  it.effect("rejects unknown arguments, naming them, and says so in the schema", () =>
+    Effect.gen(function* () {
+      const client = yield* start(capability)
+      yield* client.initialize()
+      const list = yield* client.request("tools/list")
+      assert.strictEqual(list.result.tools[0].inputSchema.additionalProperties, false)
+      const response = yield* client.request("tools/call", {
+        name: "geo_locate",
+        arguments: { name: "Paris", nmae: "typo" }
+      })
+      assert.isTrue(response.result.isError)
+      assert.include(response.result.content[0].text, "nmae")
+    })
+  )
+})

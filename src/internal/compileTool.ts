@@ -40,7 +40,7 @@ export class SchemaProblem {
 // MCP requires an object root. A non-recursive root is compiled inline rather
 // than as a definition; definitions go to `$defs` (JSON Schema 2020-12).
 const toJsonSchema = (schema: Schema.Top, which: "input" | "output"): JsonSchemaObject | SchemaProblem => {
-  const document = Schema.toJsonSchemaDocument(schema)
+  const document = Schema.toJsonSchemaDocument(schema, { onExcessProperty: which === "input" ? "error" : "ignore" })
   let top = document.schema as Record<string, unknown>
   if (typeof top.$ref === "string") {
     const name = top.$ref.replace(/^#\/\$defs\//, "")
@@ -133,7 +133,7 @@ export const compileTool = (
   const outputSchema = tool.output === undefined ? undefined : toJsonSchema(tool.output, "output")
   if (outputSchema instanceof SchemaProblem) return outputSchema
 
-  const decode = Schema.decodeUnknownExit(Schema.toCodecJson(tool.input), { errors: "all" })
+  const decode = Schema.decodeUnknownExit(Schema.toCodecJson(tool.input), { errors: "all", onExcessProperty: "error" })
   const encode =
     tool.output === undefined ? undefined : Schema.encodeUnknownExit(Schema.toCodecJson(tool.output), { errors: "all" })
 
