@@ -237,6 +237,9 @@ export const serve = (options: ServeOptions = {}): Effect.Effect<void, never, Tr
         })
       }
 
+      const duplicateId = (id: RequestId) =>
+        errorLine(id, new InvalidRequest({ message: `Invalid Request: id ${JSON.stringify(id)} is already in flight` }))
+
       let batches = 0
       const onBatch = (values: ReadonlyArray<unknown>): Effect.Effect<void> => {
         if (state.phase === "new" || !ProtocolVersion.acceptsBatches(state.protocolVersion)) {
@@ -262,9 +265,25 @@ export const serve = (options: ServeOptions = {}): Effect.Effect<void, never, Tr
             ? { _tag: "Invalid", id: message.id, message: "Invalid Request: initialize must not be part of a batch" }
             : message
         })
+        // Each request of the batch runs in its own fiber, registered under its id
+        // so that notifications/cancelled reaches it; a cancelled entry gets no response.
+        const answerEntry = (message: Incoming): Effect.Effect<string | undefined> => {
+          if (message._tag !== "Request") return answer(message)
+          const key = requestKey(message.id)
+          if (inFlight.has(key)) return Effect.succeed(duplicateId(message.id))
+          return Effect.forkChild(answer(message), { startImmediately: true }).pipe(
+            Effect.tap((fiber) => Effect.sync(() => inFlight.set(key, fiber as Fiber.Fiber<any>))),
+            Effect.flatMap((fiber) =>
+              Effect.ensuring(
+                Effect.map(FiberModule.await(fiber), (exit) => (exit._tag === "Success" ? exit.value : undefined)),
+                Effect.sync(() => inFlight.delete(key))
+              )
+            )
+          )
+        }
         fork(
           `batch:${++batches}`,
-          Effect.forEach(messages, answer, { concurrency: "unbounded" }).pipe(
+          Effect.forEach(messages, answerEntry, { concurrency: "unbounded" }).pipe(
             Effect.flatMap((lines) => {
               const responses = lines.filter((line): line is string => line !== undefined)
               return responses.length === 0 ? Effect.void : send(`[${responses.join(",")}]`)
@@ -299,14 +318,7 @@ export const serve = (options: ServeOptions = {}): Effect.Effect<void, never, Tr
         const method = requests.get(message.method)
         if (method?.sequential === true) return Effect.flatMap(answer(message), (line) => send(line!))
         const key = requestKey(message.id)
-        if (inFlight.has(key)) {
-          return send(
-            errorLine(
-              message.id,
-              new InvalidRequest({ message: `Invalid Request: id ${JSON.stringify(message.id)} is already in flight` })
-            )
-          )
-        }
+        if (inFlight.has(key)) return send(duplicateId(message.id))
         fork(
           key,
           Effect.flatMap(answer(message), (line) => send(line!))

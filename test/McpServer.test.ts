@@ -228,4 +228,20 @@ describe("McpServer (in memory)", () => {
       assert.deepStrictEqual(ping.result, {})
     })
   )
+
+  it.effect("a request inside a batch can be cancelled; the batch answers the rest", () =>
+    Effect.gen(function* () {
+      const { client, finalized, started } = yield* setup
+      yield* client.initialize("2025-03-26")
+      yield* client.send([
+        { jsonrpc: "2.0", id: "slow", method: "tools/call", params: { name: "t_slow" } },
+        { jsonrpc: "2.0", id: "fast", method: "ping" }
+      ])
+      yield* Deferred.await(started)
+      yield* client.send({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: "slow" } })
+      assert.strictEqual(yield* Deferred.await(finalized), "interrupted")
+      const batch = yield* client.read
+      assert.deepStrictEqual(batch, [{ jsonrpc: "2.0", id: "fast", result: {} }])
+    })
+  )
 })
