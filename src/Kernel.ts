@@ -112,13 +112,13 @@ export class ReservedCapabilityId extends Schema.TaggedError<ReservedCapabilityI
  */
 export class PrefixedName extends Schema.TaggedError<PrefixedName>()("PrefixedName", {
   capability: Schema.String,
-  name: Schema.String
+  toolName: Schema.String
 }) {
   override get message(): string {
     return (
-      `Capability "${this.capability}" registered "${this.name}", which is already prefixed: ` +
-      `pass the bare name "${this.name.slice(this.capability.length + 1)}" and the kernel publishes ` +
-      `"${this.name}"`
+      `Capability "${this.capability}" registered "${this.toolName}", which is already prefixed: ` +
+      `pass the bare name "${this.toolName.slice(this.capability.length + 1)}" and the kernel publishes ` +
+      `"${this.toolName}"`
     )
   }
 }
@@ -131,11 +131,11 @@ export class PrefixedName extends Schema.TaggedError<PrefixedName>()("PrefixedNa
  */
 export class InvalidName extends Schema.TaggedError<InvalidName>()("InvalidName", {
   capability: Schema.String,
-  name: Schema.String
+  toolName: Schema.String
 }) {
   override get message(): string {
     return (
-      `Capability "${this.capability}" registered the invalid name ${JSON.stringify(this.name)}: ` +
+      `Capability "${this.capability}" registered the invalid name ${JSON.stringify(this.toolName)}: ` +
       `a name is 1 to 64 characters of A-Z, a-z, 0-9, "_", "." or "-"`
     )
   }
@@ -148,14 +148,14 @@ export class InvalidName extends Schema.TaggedError<InvalidName>()("InvalidName"
  * @since 0.1.0
  */
 export class DuplicateName extends Schema.TaggedError<DuplicateName>()("DuplicateName", {
-  name: Schema.String,
+  toolName: Schema.String,
   first: Schema.String,
   second: Schema.String
 }) {
   override get message(): string {
     return this.first === this.second
-      ? `Capability "${this.first}" registers the public name "${this.name}" twice`
-      : `Capabilities "${this.first}" and "${this.second}" both resolve to the public name "${this.name}"; ` +
+      ? `Capability "${this.first}" registers the public name "${this.toolName}" twice`
+      : `Capabilities "${this.first}" and "${this.second}" both resolve to the public name "${this.toolName}"; ` +
           `rename one of the tools or change one capability id`
   }
 }
@@ -167,12 +167,12 @@ export class DuplicateName extends Schema.TaggedError<DuplicateName>()("Duplicat
  * @since 0.1.0
  */
 export class DynamicShadow extends Schema.TaggedError<DynamicShadow>()("DynamicShadow", {
-  name: Schema.String,
+  toolName: Schema.String,
   owner: Schema.String
 }) {
   override get message(): string {
     return (
-      `Dynamic registration "${this.name}" would shadow the static tool of capability "${this.owner}"; ` +
+      `Dynamic registration "${this.toolName}" would shadow the static tool of capability "${this.owner}"; ` +
       `dynamic registrations can never replace static ones`
     )
   }
@@ -185,11 +185,11 @@ export class DynamicShadow extends Schema.TaggedError<DynamicShadow>()("DynamicS
  * @since 0.1.0
  */
 export class InvalidToolSchema extends Schema.TaggedError<InvalidToolSchema>()("InvalidToolSchema", {
-  name: Schema.String,
+  toolName: Schema.String,
   reason: Schema.String
 }) {
   override get message(): string {
-    return `Tool "${this.name}": ${this.reason}`
+    return `Tool "${this.toolName}": ${this.reason}`
   }
 }
 
@@ -307,25 +307,25 @@ export const make = Effect.fnUntraced(function* (options: Options = {}) {
       for (const handled of list) {
         const name = handled.tool.name
         if (capability !== dynamicId && name.startsWith(`${capability}_`)) {
-          return Effect.fail(new PrefixedName({ capability, name }))
+          return Effect.fail(new PrefixedName({ capability, toolName: name }))
         }
-        if (!namePattern.test(name)) return Effect.fail(new InvalidName({ capability, name }))
+        if (!namePattern.test(name)) return Effect.fail(new InvalidName({ capability, toolName: name }))
         const publicName = `${capability}_${name}`
         if (seen.has(publicName)) {
-          return Effect.fail(new DuplicateName({ name: publicName, first: capability, second: capability }))
+          return Effect.fail(new DuplicateName({ toolName: publicName, first: capability, second: capability }))
         }
         seen.add(publicName)
         const existing = tools.get(publicName)
         if (existing !== undefined) {
           return Effect.fail(
             capability === dynamicId && existing.capability !== dynamicId
-              ? new DynamicShadow({ name: publicName, owner: existing.capability })
-              : new DuplicateName({ name: publicName, first: existing.capability, second: capability })
+              ? new DynamicShadow({ toolName: publicName, owner: existing.capability })
+              : new DuplicateName({ toolName: publicName, first: existing.capability, second: capability })
           )
         }
         const result = compileTool(handled, publicName, capability, context)
         if (result instanceof SchemaProblem) {
-          return Effect.fail(new InvalidToolSchema({ name: publicName, reason: result.reason }))
+          return Effect.fail(new InvalidToolSchema({ toolName: publicName, reason: result.reason }))
         }
         compiled.push(result)
       }

@@ -486,4 +486,14 @@ export interface CallToolResult {
   readonly content: ReadonlyArray<ContentBlock>
   readonly structuredContent?: Record<string, unknown>
   readonly isError?: boolean
+  readonly _meta?: Record<string, unknown>
 }
+
+/**
+ * The `_meta` key under which an error result carries machine-readable
+ * details: `{ code, suggestion?, correlationId? }`.
+ *
+ * @category tools
+ * @since 0.1.0
+ */
+export const errorMetaKey = "effect-mcp-runtime/error"

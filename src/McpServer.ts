@@ -108,7 +108,8 @@ export const serve = (options: ServeOptions = {}): Effect.Effect<void, never, Tr
         protocolVersion: ProtocolVersion.latest,
         clientCapabilities: {},
         clientInfo: undefined,
-        initializedNotified: false
+        initializedNotified: false,
+        serverCapabilities: {}
       }
       const session = Session.of({
         id: sessionId,
@@ -301,7 +302,7 @@ export const serve = (options: ServeOptions = {}): Effect.Effect<void, never, Tr
               new InvalidRequest({
                 message:
                   `Invalid Request: message of ${frame.bytes} bytes exceeds the limit of ` +
-                  `${config.maxMessageBytes} bytes; it was discarded`
+                  `${frame.limit} bytes; it was discarded`
               })
             )
           )
@@ -332,7 +333,10 @@ export const serve = (options: ServeOptions = {}): Effect.Effect<void, never, Tr
       yield* Effect.forkScoped(
         Effect.forever(
           Effect.flatMap(PubSub.take(changes), () =>
-            state.phase === "ready" ? session.notify("notifications/tools/list_changed") : Effect.void
+            // Only to a client told that the tool list can change.
+            state.phase === "ready" && state.serverCapabilities.tools?.listChanged === true
+              ? session.notify("notifications/tools/list_changed")
+              : Effect.void
           )
         )
       )

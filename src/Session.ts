@@ -7,7 +7,7 @@
  */
 import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
-import type { ClientCapabilities, Implementation } from "./McpSchema.ts"
+import type { ClientCapabilities, Implementation, ServerCapabilities } from "./McpSchema.ts"
 import type { ProtocolVersion } from "./ProtocolVersion.ts"
 
 /**
@@ -32,6 +32,8 @@ export interface SessionState {
   clientCapabilities: ClientCapabilities
   clientInfo: Implementation | undefined
   initializedNotified: boolean
+  /** What the server advertised in its `initialize` result. */
+  serverCapabilities: ServerCapabilities
 }
 
 /**

@@ -16,8 +16,8 @@
  *
  * export const add = Tool.make("add", {
  *   description: "Adds two numbers and returns the sum.",
- *   input: Schema.Struct({ a: Schema.Number, b: Schema.Number }),
- *   output: Schema.Struct({ sum: Schema.Number }),
+ *   input: Schema.Struct({ a: Schema.Finite, b: Schema.Finite }),
+ *   output: Schema.Struct({ sum: Schema.Finite }),
  *   annotations: { readOnlyHint: true, idempotentHint: true }
  * }).pipe(Tool.handle(({ a, b }) => Effect.succeed({ sum: a + b })))
  * ```

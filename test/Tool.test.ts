@@ -89,7 +89,8 @@ describe("Tool", () => {
       const response = yield* client.request("tools/call", { name: "geo_locate", arguments: { name: "Atlantis" } })
       assert.deepStrictEqual(response.result, {
         content: [{ type: "text", text: "No place named Atlantis\nSuggestion: Call geo_search first." }],
-        isError: true
+        isError: true,
+        _meta: { "effect-mcp-runtime/error": { code: "ToolError", suggestion: "Call geo_search first." } }
       })
     })
   )

@@ -30,7 +30,7 @@ describe("LineFramer", () => {
     assert.deepStrictEqual(framer.push(bytes("123456")), [])
     assert.deepStrictEqual(framer.push(bytes("7890123")), [])
     assert.deepStrictEqual(framer.push(bytes("45\nok\n")), [
-      { _tag: "Oversize", bytes: 15 },
+      { _tag: "Oversize", bytes: 15, limit: 10 },
       { _tag: "Message", text: "ok" }
     ])
   })

@@ -86,6 +86,14 @@ const serve = Command.make(
       return yield* new UsageError({ message: `--root ${root}: not a directory` })
     }
     const ids = yield* parseCapabilities(flags.capabilities)
+    for (const [flag, value, min] of [
+      ["--max-message-bytes", flags.maxMessageBytes, 1024],
+      ["--shutdown-grace-ms", flags.shutdownGraceMs, 0]
+    ] as const) {
+      if (Option.isSome(value) && value.value < min) {
+        return yield* new UsageError({ message: `${flag} ${value.value}: must be at least ${min}` })
+      }
+    }
     const config = ServerConfig.layer({
       name: "mcp-runtime",
       instructions: "Tools are named <capability>_<tool>. Call system_info to see what this server provides.",
@@ -134,12 +142,9 @@ const main = root.pipe(
 NodeRuntime.runMain(main as Effect.Effect<void, unknown>, {
   disableErrorReporting: true,
   // A graceful shutdown after SIGTERM or SIGINT is a success.
-  teardown: (exit, onExit) =>
-    onExit(
-      Exit.isSuccess(exit) || Cause.hasInterruptsOnly(exit.cause)
-        ? 0
-        : CliError.isCliError(Cause.squash(exit.cause))
-          ? 2
-          : 1
-    )
+  teardown: (exit, onExit) => {
+    if (Exit.isSuccess(exit) || Cause.hasInterruptsOnly(exit.cause)) return onExit(0)
+    const error = Cause.squash(exit.cause)
+    return onExit(CliError.isCliError(error) || error instanceof UsageError ? 2 : 1)
+  }
 })

@@ -12,7 +12,7 @@
 /** One framed message, or the report of a line that was too long. */
 export type Frame =
   | { readonly _tag: "Message"; readonly text: string }
-  | { readonly _tag: "Oversize"; readonly bytes: number }
+  | { readonly _tag: "Oversize"; readonly bytes: number; readonly limit: number }
 
 const NEWLINE = 0x0a
 const CR = 0x0d
@@ -70,7 +70,7 @@ export class LineFramer {
 
   private emit(frames: Array<Frame>): void {
     if (this.discarding) {
-      frames.push({ _tag: "Oversize", bytes: this.discarded })
+      frames.push({ _tag: "Oversize", bytes: this.discarded, limit: this.maxBytes })
       this.discarding = false
       this.discarded = 0
       return

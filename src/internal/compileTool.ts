@@ -12,7 +12,13 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Schema from "effect/Schema"
 import * as SchemaIssue from "effect/SchemaIssue"
-import type { CallToolResult, ContentBlock, JsonSchemaObject, ToolDefinition } from "../McpSchema.ts"
+import {
+  type CallToolResult,
+  type ContentBlock,
+  errorMetaKey,
+  type JsonSchemaObject,
+  type ToolDefinition
+} from "../McpSchema.ts"
 import { RequestContext } from "../RequestContext.ts"
 import type * as Tool from "../Tool.ts"
 
@@ -89,8 +95,11 @@ const normalizeReply = (reply: Tool.Reply): CallToolResult => {
 export const failureResult = (error: unknown): CallToolResult => {
   let message: string
   let suggestion: string | undefined
+  let code = "tool_error"
   if (typeof error === "object" && error !== null) {
-    const e = error as { message?: unknown; suggestion?: unknown; _tag?: unknown }
+    const e = error as { message?: unknown; suggestion?: unknown; _tag?: unknown; code?: unknown }
+    if (typeof e.code === "string") code = e.code
+    else if (typeof e._tag === "string") code = e._tag
     message =
       typeof e.message === "string" && e.message.length > 0
         ? e.message
@@ -102,7 +111,11 @@ export const failureResult = (error: unknown): CallToolResult => {
     message = String(error)
   }
   const textValue = suggestion === undefined ? message : `${message}\nSuggestion: ${suggestion}`
-  return { content: [{ type: "text", text: textValue }], isError: true }
+  return {
+    content: [{ type: "text", text: textValue }],
+    isError: true,
+    _meta: { [errorMetaKey]: suggestion === undefined ? { code } : { code, suggestion } }
+  }
 }
 
 const internalErrorResult = (correlationId: string): CallToolResult => ({
@@ -114,7 +127,8 @@ const internalErrorResult = (correlationId: string): CallToolResult => ({
         `The server log has the details; retrying will not help until the server is fixed.`
     }
   ],
-  isError: true
+  isError: true,
+  _meta: { [errorMetaKey]: { code: "internal_error", correlationId } }
 })
 
 /**
@@ -206,7 +220,13 @@ export const compileTool = (
               `Call tools/list to see the tool's inputSchema, then retry with corrected arguments.`
           }
         ],
-        isError: true
+        isError: true,
+        _meta: {
+          [errorMetaKey]: {
+            code: "invalid_arguments",
+            suggestion: "Call tools/list, then retry with arguments matching the tool's inputSchema."
+          }
+        }
       })
     }
     return handler(decoded.value).pipe(

@@ -36,6 +36,7 @@ export const initialize = Method.request("initialize", {
     session.state.protocolVersion = protocolVersion
     session.state.clientCapabilities = params.capabilities
     session.state.clientInfo = params.clientInfo
+    session.state.serverCapabilities = capabilities
     session.state.phase = "ready"
     const result: InitializeResult = {
       protocolVersion,

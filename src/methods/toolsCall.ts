@@ -25,7 +25,11 @@ const downgrade = (block: ContentBlock, version: ProtocolVersion.ProtocolVersion
 const shapeFor = (result: CallToolResult, version: ProtocolVersion.ProtocolVersion): CallToolResult => {
   if (version >= "2025-06-18") return result
   const content = result.content.map((block) => downgrade(block, version))
-  return result.isError === true ? { content, isError: true } : { content }
+  return {
+    content,
+    ...(result.isError === true ? { isError: true } : {}),
+    ...(result._meta === undefined ? {} : { _meta: result._meta })
+  }
 }
 
 /**
