@@ -2,57 +2,135 @@
  * The stdio transport: newline-delimited JSON-RPC on stdin and stdout, as MCP
  * clients launch local servers.
  *
- * Built on Effect's `Stdio` service, so the same layer serves the real
- * process (`NodeStdio`) or an in-memory `Stdio.layerTest`. Outgoing messages
- * are queued and written by one fiber, which joins whatever is queued into a
- * single write; the queue is flushed when the layer closes. Nothing but
- * protocol messages is ever written to stdout.
+ * Input is read through Effect's `Stdio` service and framed with the size
+ * limit of `ServerConfig`. Output is written synchronously to the process's
+ * stdout (a pipe write is synchronous on Linux, as in the official SDK), with
+ * a little coalescing: replies produced in the same tick go out in one write,
+ * and a long run of replies is flushed every {@link flushEvery} lines so the
+ * client can start reading while the server is still answering. Whatever is
+ * pending is flushed when the layer closes. Nothing but protocol messages is
+ * ever written to stdout.
  *
  * @since 0.1.0
  */
-import type * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
-import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
-import * as Queue from "effect/Queue"
 import * as Stdio from "effect/Stdio"
 import * as Stream from "effect/Stream"
 import { ServerConfig } from "../src/ServerConfig.ts"
 import { frameLines, Transport } from "../src/Transport.ts"
 
 /**
- * Builds a stdio transport from the `Stdio` service, with the message size
- * limit from `ServerConfig`.
+ * The number of pending replies that triggers an immediate write.
+ *
+ * @category constants
+ * @since 0.1.0
+ */
+export const flushEvery = 8
+
+/**
+ * A line writer that coalesces the lines of one tick into one write.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface LineWriter {
+  readonly writeLine: (line: string) => void
+  readonly flush: () => void
+}
+
+/**
+ * Builds a {@link LineWriter} over a synchronous `write`.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import { makeLineWriter } from "effect-mcp-runtime/layers/StdioTransport"
+ *
+ * const out: Array<string> = []
+ * const writer = makeLineWriter((text) => out.push(text))
+ * writer.writeLine("{}")
+ * writer.flush() // out is now ["{}\n"]
+ * ```
  *
  * @category constructors
  * @since 0.1.0
  */
-export const make = Effect.gen(function* () {
-  const stdio = yield* Stdio.Stdio
-  const config = yield* ServerConfig
-  const outgoing = yield* Queue.unbounded<string, Cause.Done>()
-  const writer = yield* Stream.fromQueue(outgoing).pipe(
-    Stream.mapArray((lines) => [lines.join("\n") + "\n"] as const),
-    Stream.run(stdio.stdout()),
-    Effect.catchCause((cause) =>
-      Effect.logError("stdout closed; dropping outgoing messages", { cause: String(cause) })
-    ),
-    Effect.forkDetach
-  )
-  yield* Effect.addFinalizer(() => Effect.andThen(Queue.end(outgoing), Fiber.await(writer)))
-  const stdin = stdio.stdin.pipe(
-    Stream.catchCause((cause) =>
-      Stream.fromEffectDrain(Effect.logError("stdin failed; treating it as end of input", { cause: String(cause) }))
-    )
-  )
-  return Transport.of({
-    frames: frameLines(stdin, config.maxMessageBytes),
-    send: (message) => Effect.asVoid(Queue.offer(outgoing, message))
-  })
-})
+export const makeLineWriter = (write: (text: string) => void): LineWriter => {
+  let pending: Array<string> = []
+  let scheduled = false
+  const flush = () => {
+    scheduled = false
+    if (pending.length === 0) return
+    const text = pending.length === 1 ? pending[0] + "\n" : pending.join("\n") + "\n"
+    pending = []
+    write(text)
+  }
+  return {
+    writeLine: (line) => {
+      pending.push(line)
+      if (pending.length >= flushEvery) return flush()
+      if (!scheduled) {
+        scheduled = true
+        queueMicrotask(flush)
+      }
+    },
+    flush
+  }
+}
 
 /**
- * The stdio transport layer.
+ * Builds a stdio transport: frames from `Stdio.stdin`, replies to `write`.
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const make = (write: (text: string) => void) =>
+  Effect.gen(function* () {
+    const stdio = yield* Stdio.Stdio
+    const config = yield* ServerConfig
+    const writer = makeLineWriter(write)
+    yield* Effect.addFinalizer(() => Effect.sync(writer.flush))
+    const stdin = stdio.stdin.pipe(
+      Stream.catchCause((cause) =>
+        Stream.fromEffectDrain(Effect.logError("stdin failed; treating it as end of input", { cause: String(cause) }))
+      )
+    )
+    return Transport.of({
+      frames: frameLines(stdin, config.maxMessageBytes),
+      send: (message) => Effect.sync(() => writer.writeLine(message))
+    })
+  })
+
+const writeStdout = Effect.acquireRelease(
+  Effect.sync(() => {
+    // A client that goes away closes the pipe: report once, then drop output.
+    let closed = false
+    const onError = (error: Error) => {
+      if (!closed) {
+        closed = true
+        process.stderr.write(
+          JSON.stringify({
+            message: ["stdout closed; dropping outgoing messages", { error: error.message }],
+            level: "ERROR"
+          }) + "\n"
+        )
+      }
+    }
+    process.stdout.on("error", onError)
+    return {
+      onError,
+      write: (text: string) => {
+        if (!closed) process.stdout.write(text)
+      }
+    }
+  }),
+  ({ onError }) => Effect.sync(() => process.stdout.off("error", onError))
+)
+
+/**
+ * The stdio transport of the Node process: stdin through `Stdio`, replies to
+ * `process.stdout`.
  *
  * **Example**
  *
@@ -67,4 +145,7 @@ export const make = Effect.gen(function* () {
  * @category layers
  * @since 0.1.0
  */
-export const layer: Layer.Layer<Transport, never, Stdio.Stdio> = Layer.effect(Transport, make)
+export const layer: Layer.Layer<Transport, never, Stdio.Stdio> = Layer.effect(
+  Transport,
+  Effect.flatMap(writeStdout, ({ write }) => make(write))
+)

@@ -174,9 +174,13 @@ export const serve = (options: ServeOptions = {}): Effect.Effect<void, never, Tr
               )
             }
           }),
-          Effect.withSpan(method.name, {
-            attributes: { "mcp.request.id": id, "mcp.correlation_id": correlationId }
-          }),
+          // Data-first on purpose: in effect 4.1.0 the data-last form ignores its
+          // options and captures a stack trace for every span.
+          (self) =>
+            Effect.withSpan(self, method.name, {
+              attributes: { "mcp.request.id": id, "mcp.correlation_id": correlationId },
+              captureStackTrace: false
+            }),
           Effect.provideService(RequestContext, request)
         ) as Effect.Effect<string>
       }

@@ -25,7 +25,7 @@
  * @since 0.1.0
  */
 import type * as Effect from "effect/Effect"
-import type * as Exit from "effect/Exit"
+import * as Exit from "effect/Exit"
 import * as Schema from "effect/Schema"
 import type { McpError } from "./McpError.ts"
 
@@ -88,15 +88,27 @@ export const request = <P extends Schema.Top, A, R>(
     readonly handler: (params: P["Type"]) => Effect.Effect<A, McpError, R>
     readonly beforeInitialize?: boolean | undefined
     readonly sequential?: boolean | undefined
+    /**
+     * An optional fast check for hot methods: when it returns true the params
+     * are used as they are, without Schema decoding (which then only runs to
+     * word the error of params that fail the check). It must accept nothing
+     * the Schema would reject.
+     */
+    readonly accepts?: ((params: { readonly [key: string]: unknown }) => boolean) | undefined
   }
-): Request<R> => ({
-  _tag: "Request",
-  name,
-  beforeInitialize: options.beforeInitialize ?? false,
-  sequential: options.sequential ?? false,
-  decode: Schema.decodeUnknownExit(options.params as any, { errors: "all" }),
-  handler: options.handler
-})
+): Request<R> => {
+  const decode = Schema.decodeUnknownExit(options.params as any, { errors: "all" })
+  const accepts = options.accepts
+  return {
+    _tag: "Request",
+    name,
+    beforeInitialize: options.beforeInitialize ?? false,
+    sequential: options.sequential ?? false,
+    decode:
+      accepts === undefined ? decode : (params) => (accepts(params as any) ? Exit.succeed(params) : decode(params)),
+    handler: options.handler
+  }
+}
 
 /**
  * Declares a notification handler.

@@ -206,6 +206,22 @@ export const compileTool = (
     return reportDefect(`tool ${publicName} failed with a defect`, cause)
   }
 
+  // The handler runs with the request's context plus the capability's own
+  // services. Most of the capability's context (kernel, config, references) is
+  // already in every request's context; the services it lacks are computed on
+  // the first call and added alone, so no call copies the whole context.
+  let extra: Context.Context<never> | undefined
+  const withCapabilityServices = (requestContext: Context.Context<RequestContext>): Context.Context<any> => {
+    if (extra === undefined) {
+      const missing = new Map<string, unknown>()
+      for (const [key, value] of context.mapUnsafe) {
+        if (!requestContext.mapUnsafe.has(key)) missing.set(key, value)
+      }
+      extra = Context.makeUnsafe(missing)
+    }
+    return extra.mapUnsafe.size === 0 ? requestContext : Context.merge(requestContext, extra)
+  }
+
   const call = (args: unknown): Effect.Effect<CallToolResult, never, RequestContext> => {
     const decoded = decode(args === undefined ? {} : args)
     if (Exit.isFailure(decoded)) {
@@ -230,7 +246,7 @@ export const compileTool = (
       })
     }
     return handler(decoded.value).pipe(
-      Effect.updateContext((requestContext: Context.Context<RequestContext>) => Context.merge(context, requestContext)),
+      Effect.updateContext(withCapabilityServices),
       Effect.matchCauseEffect({ onSuccess, onFailure })
     ) as Effect.Effect<CallToolResult, never, RequestContext>
   }

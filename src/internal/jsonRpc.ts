@@ -46,6 +46,10 @@ const decodeResponse = Schema.decodeUnknownExit(JsonRpcResponse)
 
 const isRequestId = (u: unknown): u is RequestId => typeof u === "string" || Number.isInteger(u)
 
+/** Tells whether a value is acceptable as `params`: absent, or a JSON object. */
+export const isParams = (u: unknown): u is Params =>
+  u === undefined || (typeof u === "object" && u !== null && !Array.isArray(u))
+
 const describe = (u: unknown): string => (u === null ? "null" : Array.isArray(u) ? "an array" : typeof u)
 
 const invalid = (id: RequestId | null, what: string, exit: Exit.Exit<unknown, Schema.SchemaError>) => {
@@ -70,6 +74,9 @@ export const classify = (value: unknown): Incoming => {
   }
   if ("method" in message) {
     if (!("id" in message)) {
+      if (typeof message.method === "string" && isParams(message.params)) {
+        return { _tag: "Notification", method: message.method, params: message.params }
+      }
       const exit = decodeNotification(message)
       return Exit.isSuccess(exit)
         ? { _tag: "Notification", method: exit.value.method, params: exit.value.params }
@@ -83,6 +90,10 @@ export const classify = (value: unknown): Incoming => {
           `Invalid Request: "id" must be a string or an integer, got ${describe(message.id)}` +
           (typeof message.id === "number" ? ` ${message.id}` : "")
       }
+    }
+    // Fast path for the well-formed request; the Schema words the errors.
+    if (typeof message.method === "string" && isParams(message.params)) {
+      return { _tag: "Request", id, method: message.method, params: message.params }
     }
     const exit = decodeRequest(message)
     return Exit.isSuccess(exit)

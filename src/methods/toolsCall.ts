@@ -42,6 +42,10 @@ const shapeFor = (result: CallToolResult, version: ProtocolVersion.ProtocolVersi
  */
 export const toolsCall = Method.request("tools/call", {
   params: CallToolParams,
+  accepts: (params) =>
+    typeof params.name === "string" &&
+    (params.arguments === undefined ||
+      (typeof params.arguments === "object" && params.arguments !== null && !Array.isArray(params.arguments))),
   handler: Effect.fnUntraced(function* (params) {
     const kernel = yield* Kernel
     const tool = kernel.tool(params.name)
