@@ -5,9 +5,10 @@
  * Input is read through Effect's `Stdio` service and framed with the size
  * limit of `ServerConfig`. Output is written synchronously to the process's
  * stdout (a pipe write is synchronous on Linux, as in the official SDK), with
- * a little coalescing: replies produced in the same tick go out in one write,
- * and a long run of replies is flushed every {@link flushEvery} lines so the
- * client can start reading while the server is still answering. Whatever is
+ * a little coalescing: the first reply of a tick is written at once, the
+ * replies that follow it in the same tick are joined, and flushed every
+ * {@link flushEvery} lines so the client can start reading while the server
+ * is still answering. Whatever is
  * pending is flushed when the layer closes. Nothing but protocol messages is
  * ever written to stdout.
  *
@@ -49,8 +50,9 @@ export interface LineWriter {
  *
  * const out: Array<string> = []
  * const writer = makeLineWriter((text) => out.push(text))
- * writer.writeLine("{}")
- * writer.flush() // out is now ["{}\n"]
+ * writer.writeLine("{}") // written at once: out is ["{}\n"]
+ * writer.writeLine("[]") // same tick: pending until the tick ends, or flush()
+ * writer.flush() // out is ["{}\n", "[]\n"]
  * ```
  *
  * @category constructors
@@ -58,22 +60,28 @@ export interface LineWriter {
  */
 export const makeLineWriter = (write: (text: string) => void): LineWriter => {
   let pending: Array<string> = []
-  let scheduled = false
+  let inTick = false
   const flush = () => {
-    scheduled = false
     if (pending.length === 0) return
     const text = pending.length === 1 ? pending[0] + "\n" : pending.join("\n") + "\n"
     pending = []
     write(text)
   }
+  const endTick = () => {
+    inTick = false
+    flush()
+  }
   return {
     writeLine: (line) => {
-      pending.push(line)
-      if (pending.length >= flushEvery) return flush()
-      if (!scheduled) {
-        scheduled = true
-        queueMicrotask(flush)
+      // The first reply of a tick leaves at once (latency); the ones that
+      // follow in the same tick are coalesced (throughput).
+      if (!inTick) {
+        inTick = true
+        queueMicrotask(endTick)
+        return write(line + "\n")
       }
+      pending.push(line)
+      if (pending.length >= flushEvery) flush()
     },
     flush
   }

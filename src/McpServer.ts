@@ -367,9 +367,11 @@ export const serve = (options: ServeOptions = {}): Effect.Effect<void, never, Tr
         )
       })
 
-      yield* Stream.runForEach(transport.frames, onFrame).pipe(
-        Effect.ensuring(drain),
-        Effect.provideService(Session, session)
-      )
+      yield* Stream.runForEachArray(transport.frames, (frames) => {
+        // Almost every frame is handled synchronously (requests fork); only a
+        // sequential method (initialize) makes the loop wait before the next one.
+        if (frames.length === 1) return onFrame(frames[0])
+        return Effect.forEach(frames, onFrame, { discard: true })
+      }).pipe(Effect.ensuring(drain), Effect.provideService(Session, session))
     })
   )

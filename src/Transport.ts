@@ -8,9 +8,11 @@
  *
  * @since 0.1.0
  */
-import type * as Cause from "effect/Cause"
+import * as Arr from "effect/Array"
+import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as Pull from "effect/Pull"
 import * as Queue from "effect/Queue"
 import * as Stream from "effect/Stream"
 import { type Frame, LineFramer } from "./internal/LineFramer.ts"
@@ -60,14 +62,31 @@ export const frameLines = <E, R>(
   bytes: Stream.Stream<Uint8Array, E, R>,
   maxBytes: number
 ): Stream.Stream<Frame, E, R> =>
-  Stream.suspend(() => {
-    const framer = new LineFramer(maxBytes)
-    return bytes.pipe(
-      Stream.map((chunk) => framer.push(chunk)),
-      Stream.flattenIterable,
-      Stream.concat(Stream.suspend(() => Stream.fromIterable(framer.end())))
-    )
-  })
+  Stream.transformPull(bytes, (pull) =>
+    Effect.sync(() => {
+      // One pull stage: each chunk of bytes becomes the frames it completes.
+      const framer = new LineFramer(maxBytes)
+      let ended = false
+      const next: Pull.Pull<Arr.NonEmptyReadonlyArray<Frame>, E, void> = Effect.suspend(() => {
+        if (ended) return Cause.done()
+        return pull.pipe(
+          Effect.flatMap((chunks): Pull.Pull<Arr.NonEmptyReadonlyArray<Frame>, E, void> => {
+            const frames: Array<Frame> = []
+            for (const chunk of chunks) {
+              for (const frame of framer.push(chunk)) frames.push(frame)
+            }
+            return Arr.isArrayNonEmpty(frames) ? Effect.succeed(frames) : next
+          }),
+          Pull.catchDone(() => {
+            ended = true
+            const rest = framer.end()
+            return Arr.isArrayNonEmpty(rest) ? Effect.succeed(rest) : Cause.done()
+          })
+        )
+      })
+      return next
+    })
+  )
 
 /**
  * The client side of an in-memory transport.
