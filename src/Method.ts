@@ -97,7 +97,7 @@ export const request = <P extends Schema.Top, A, R>(
     readonly accepts?: ((params: { readonly [key: string]: unknown }) => boolean) | undefined
   }
 ): Request<R> => {
-  const decode = Schema.decodeUnknownExit(options.params as any, { errors: "all" })
+  const decode = Schema.decodeUnknownExit(options.params as any, { errors: "all", reportInput: true })
   const accepts = options.accepts
   return {
     _tag: "Request",
@@ -125,6 +125,6 @@ export const notification = <P extends Schema.Top, R>(
 ): Notification<R> => ({
   _tag: "Notification",
   name,
-  decode: Schema.decodeUnknownExit(options.params as any, { errors: "all" }),
+  decode: Schema.decodeUnknownExit(options.params as any, { errors: "all", reportInput: true }),
   handler: options.handler
 })

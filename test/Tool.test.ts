@@ -73,7 +73,8 @@ describe("Tool", () => {
       })
       assert.isTrue(bad.result.isError)
       const text: string = bad.result.content[0].text
-      assert.include(text, "from.x")
+      assert.include(text, "- from.x: Expected number, got \"0\"")
+      assert.include(text, "- from.y: Missing required key")
       assert.include(text, "from.y")
       assert.include(text, "- to:")
       assert.include(text, "unit")
@@ -126,7 +127,20 @@ describe("Tool input strictness", () => {
         arguments: { name: "Paris", nmae: "typo" }
       })
       assert.isTrue(response.result.isError)
-      assert.include(response.result.content[0].text, "nmae")
+      assert.include(response.result.content[0].text, "- nmae: Unexpected key: it is not in the schema")
     })
   )
+
+  it.effect("quotes a rejected value, but clips a huge one", () =>
+    Effect.gen(function*() {
+      const client = yield* start(capability)
+      yield* client.initialize()
+      const response = yield* client.request("tools/call", {
+        name: "geo_locate",
+        arguments: { name: ["x".repeat(10_000)] }
+      })
+      const text: string = response.result.content[0].text
+      assert.include(text, "- name: Expected string, got")
+      assert.isBelow(text.length, 600)
+    }))
 })

@@ -68,7 +68,20 @@ const toJsonSchema = (schema: Schema.Top, which: "input" | "output"): JsonSchema
   return (definitions === undefined ? top : { ...top, $defs: definitions }) as JsonSchemaObject
 }
 
-const formatter = SchemaIssue.makeFormatterStandardSchemaV1()
+const formatter = SchemaIssue.makeFormatterStandardSchemaV1({
+  leafHook: (issue) =>
+    issue._tag === "UnexpectedKey"
+      ? "Unexpected key: it is not in the schema"
+      : issue._tag === "MissingKey"
+        ? "Missing required key"
+        : SchemaIssue.defaultLeafHook(issue)
+})
+
+// Messages quote the rejected input (parse option reportInput); keep a huge
+// value from flooding the answer.
+const maxMessage = 200
+const clip = (message: string): string =>
+  message.length <= maxMessage ? message : `${message.slice(0, maxMessage)}… (${message.length} characters)`
 
 const formatPath = (path: ReadonlyArray<PropertyKey | { readonly key: PropertyKey }> | undefined): string => {
   if (path === undefined || path.length === 0) return "(arguments)"
@@ -82,7 +95,7 @@ const formatPath = (path: ReadonlyArray<PropertyKey | { readonly key: PropertyKe
 
 /** Formats every issue of a Schema failure as `- path: message` lines. */
 export const formatIssues = (issue: SchemaIssue.Issue): Array<string> =>
-  formatter(issue).issues.map((i) => `- ${formatPath(i.path)}: ${i.message}`)
+  formatter(issue).issues.map((i) => `- ${formatPath(i.path)}: ${clip(i.message)}`)
 
 const normalizeReply = (reply: Tool.Reply): CallToolResult => {
   if (typeof reply === "string") return { content: [{ type: "text", text: reply }] }
@@ -147,7 +160,11 @@ export const compileTool = (
   const outputSchema = tool.output === undefined ? undefined : toJsonSchema(tool.output, "output")
   if (outputSchema instanceof SchemaProblem) return outputSchema
 
-  const decode = Schema.decodeUnknownExit(Schema.toCodecJson(tool.input), { errors: "all", onExcessProperty: "error" })
+  const decode = Schema.decodeUnknownExit(Schema.toCodecJson(tool.input), {
+    errors: "all",
+    onExcessProperty: "error",
+    reportInput: true
+  })
   const encode =
     tool.output === undefined ? undefined : Schema.encodeUnknownExit(Schema.toCodecJson(tool.output), { errors: "all" })
 

@@ -40,8 +40,8 @@ export const parseJson = (text: string): unknown => {
 /** Tells whether `parseJson` failed. */
 export const isNotJson = (value: unknown): value is typeof NOT_JSON => value === NOT_JSON
 
-const decodeRequest = Schema.decodeUnknownExit(JsonRpcRequest, { errors: "all" })
-const decodeNotification = Schema.decodeUnknownExit(JsonRpcNotification, { errors: "all" })
+const decodeRequest = Schema.decodeUnknownExit(JsonRpcRequest, { errors: "all", reportInput: true })
+const decodeNotification = Schema.decodeUnknownExit(JsonRpcNotification, { errors: "all", reportInput: true })
 const decodeResponse = Schema.decodeUnknownExit(JsonRpcResponse)
 
 const isRequestId = (u: unknown): u is RequestId => typeof u === "string" || Number.isInteger(u)
