@@ -15,10 +15,10 @@
  * all processes to one CPU for steadier (but different) figures. The "server
  * CPU per call" rows depend least on the machine's other work.
  */
-import * as esbuild from "esbuild"
 import { mkdirSync, writeFileSync } from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
+import { bundle } from "../scripts/bundle.ts"
 import { Peer, type Response } from "./client.ts"
 
 const root = path.resolve(import.meta.dirname, "..")
@@ -48,22 +48,7 @@ const settings = {
 // -- build ---------------------------------------------------------------------
 
 mkdirSync(out, { recursive: true })
-await esbuild.build({
-  entryPoints: [path.join(root, "bench", "effect-server.ts")],
-  outfile: ourBundle,
-  bundle: true,
-  platform: "node",
-  format: "esm",
-  target: "node22",
-  minify: true,
-  treeShaking: true,
-  sourcemap: "linked",
-  legalComments: "none",
-  banner: {
-    js: "#!/usr/bin/env node\nimport { createRequire as __createRequire } from 'node:module';const require = __createRequire(import.meta.url);"
-  },
-  logLevel: "warning"
-})
+await bundle(path.join(root, "bench", "effect-server.ts"), ourBundle)
 
 // -- servers -------------------------------------------------------------------
 

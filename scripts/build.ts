@@ -3,24 +3,10 @@
  * `dist/mcp-runtime.js`. Per-module imports let esbuild keep only what the
  * binary uses, which is what makes its cold start fast.
  */
-import * as esbuild from "esbuild"
+import { chmodSync } from "node:fs"
+import { bundle } from "./bundle.ts"
 
-const result = await esbuild.build({
-  entryPoints: ["src/cli/main.ts"],
-  outfile: "dist/mcp-runtime.js",
-  bundle: true,
-  platform: "node",
-  format: "esm",
-  target: "node22",
-  minify: true,
-  treeShaking: true,
-  sourcemap: "linked",
-  legalComments: "none",
-  metafile: true,
-  banner: {
-    js: "#!/usr/bin/env node\nimport { createRequire as __createRequire } from 'node:module';const require = __createRequire(import.meta.url);"
-  },
-  logLevel: "warning"
-})
-const bytes = Object.values(result.metafile.outputs).find((o) => o.entryPoint !== undefined)?.bytes ?? 0
-console.error(`built dist/mcp-runtime.js (${(bytes / 1024).toFixed(0)} KiB)`)
+const outfile = "dist/mcp-runtime.js"
+const bytes = await bundle("src/cli/main.ts", outfile)
+chmodSync(outfile, 0o755)
+console.error(`built ${outfile} (${(bytes / 1024).toFixed(0)} KiB)`)

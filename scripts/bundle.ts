@@ -1,0 +1,28 @@
+/**
+ * The one esbuild configuration of the project: a single minified ESM file
+ * for Node 22+, with a shebang and a `createRequire` banner (some bundled
+ * dependencies still call `require`). Used by `scripts/build.ts` for the
+ * binary and by the benchmark for its server, so both are built alike.
+ */
+import * as esbuild from "esbuild"
+
+export const bundle = async (entryPoint: string, outfile: string): Promise<number> => {
+  const result = await esbuild.build({
+    entryPoints: [entryPoint],
+    outfile,
+    bundle: true,
+    platform: "node",
+    format: "esm",
+    target: "node22",
+    minify: true,
+    treeShaking: true,
+    sourcemap: "linked",
+    legalComments: "none",
+    metafile: true,
+    banner: {
+      js: "#!/usr/bin/env node\nimport { createRequire as __createRequire } from 'node:module';const require = __createRequire(import.meta.url);"
+    },
+    logLevel: "warning"
+  })
+  return Object.values(result.metafile.outputs).find((o) => o.entryPoint !== undefined)?.bytes ?? 0
+}
