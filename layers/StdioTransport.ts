@@ -110,31 +110,28 @@ export const make = (write: (text: string) => void) =>
     })
   })
 
-const writeStdout = Effect.acquireRelease(
-  Effect.sync(() => {
-    // A client that goes away closes the pipe: report once, then drop output.
-    let closed = false
-    const onError = (error: Error) => {
-      if (!closed) {
+const writeStdout = Effect.gen(function* () {
+  const runFork = Effect.runForkWith(yield* Effect.context<never>())
+  return yield* Effect.acquireRelease(
+    Effect.sync(() => {
+      // A client that goes away closes the pipe: report once, then drop output.
+      let closed = false
+      const onError = (error: Error) => {
+        if (closed) return
         closed = true
-        process.stderr.write(
-          JSON.stringify({
-            message: ["stdout closed; dropping outgoing messages", { error: error.message }],
-            level: "ERROR"
-          }) + "\n"
-        )
+        runFork(Effect.logError("stdout closed; dropping outgoing messages", { error: error.message }))
       }
-    }
-    process.stdout.on("error", onError)
-    return {
-      onError,
-      write: (text: string) => {
-        if (!closed) process.stdout.write(text)
+      process.stdout.on("error", onError)
+      return {
+        onError,
+        write: (text: string) => {
+          if (!closed) process.stdout.write(text)
+        }
       }
-    }
-  }),
-  ({ onError }) => Effect.sync(() => process.stdout.off("error", onError))
-)
+    }),
+    ({ onError }) => Effect.sync(() => process.stdout.off("error", onError))
+  )
+})
 
 /**
  * The stdio transport of the Node process: stdin through `Stdio`, replies to

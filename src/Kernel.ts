@@ -296,41 +296,46 @@ export const make = Effect.fnUntraced(function* (options: Options = {}) {
     return result
   }
 
-  const compileAll = (
+  // Checks and compiles a whole registration, then commits it, in one
+  // synchronous step: no other registration can slip in between the collision
+  // check and the commit (capability layers are built concurrently).
+  const register = (
     capability: string,
     list: ReadonlyArray<Tool.Handled<any>>,
     context: Context.Context<any>
-  ): Effect.Effect<Array<CompiledTool>, KernelError> =>
-    Effect.suspend((): Effect.Effect<Array<CompiledTool>, KernelError> => {
-      const seen = new Set<string>()
-      const compiled: Array<CompiledTool> = []
-      for (const handled of list) {
-        const name = handled.tool.name
-        if (capability !== dynamicId && name.startsWith(`${capability}_`)) {
-          return Effect.fail(new PrefixedName({ capability, toolName: name }))
-        }
-        if (!namePattern.test(name)) return Effect.fail(new InvalidName({ capability, toolName: name }))
-        const publicName = `${capability}_${name}`
-        if (seen.has(publicName)) {
-          return Effect.fail(new DuplicateName({ toolName: publicName, first: capability, second: capability }))
-        }
-        seen.add(publicName)
-        const existing = tools.get(publicName)
-        if (existing !== undefined) {
-          return Effect.fail(
-            capability === dynamicId && existing.capability !== dynamicId
-              ? new DynamicShadow({ toolName: publicName, owner: existing.capability })
-              : new DuplicateName({ toolName: publicName, first: existing.capability, second: capability })
-          )
-        }
-        const result = compileTool(handled, publicName, capability, context)
-        if (result instanceof SchemaProblem) {
-          return Effect.fail(new InvalidToolSchema({ toolName: publicName, reason: result.reason }))
-        }
-        compiled.push(result)
+  ): Array<CompiledTool> | KernelError => {
+    const seen = new Set<string>()
+    const compiled: Array<CompiledTool> = []
+    for (const handled of list) {
+      const name = handled.tool.name
+      if (capability !== dynamicId && name.startsWith(`${capability}_`)) {
+        return new PrefixedName({ capability, toolName: name })
       }
-      return Effect.succeed(compiled)
-    })
+      if (!namePattern.test(name)) return new InvalidName({ capability, toolName: name })
+      const publicName = `${capability}_${name}`
+      if (seen.has(publicName)) {
+        return new DuplicateName({ toolName: publicName, first: capability, second: capability })
+      }
+      seen.add(publicName)
+      const existing = tools.get(publicName)
+      if (existing !== undefined) {
+        return capability === dynamicId && existing.capability !== dynamicId
+          ? new DynamicShadow({ toolName: publicName, owner: existing.capability })
+          : new DuplicateName({ toolName: publicName, first: existing.capability, second: capability })
+      }
+      const result = compileTool(handled, publicName, capability, context)
+      if (result instanceof SchemaProblem) {
+        return new InvalidToolSchema({ toolName: publicName, reason: result.reason })
+      }
+      compiled.push(result)
+    }
+    for (const tool of compiled) {
+      tools.set(tool.name, tool)
+      order.push(tool.name)
+    }
+    invalidate()
+    return compiled
+  }
 
   const registerCapability = (
     info: CapabilityInfo,
@@ -340,34 +345,18 @@ export const make = Effect.fnUntraced(function* (options: Options = {}) {
     Effect.suspend((): Effect.Effect<void, KernelError> => {
       if (info.id === dynamicId) return Effect.fail(new ReservedCapabilityId({ id: info.id }))
       if (!idPattern.test(info.id)) return Effect.fail(new InvalidCapabilityId({ id: info.id }))
-      return compileAll(info.id, list, context).pipe(
-        Effect.flatMap((compiled) =>
-          Effect.sync(() => {
-            for (const tool of compiled) {
-              tools.set(tool.name, tool)
-              order.push(tool.name)
-            }
-            summaries.push({ ...info, tools: compiled.map((t) => t.name) })
-            invalidate()
-          })
-        ),
-        Effect.andThen(PubSub.publish(changes, "tools")),
-        Effect.asVoid
-      )
+      const result = register(info.id, list, context)
+      if (!Array.isArray(result)) return Effect.fail(result)
+      summaries.push({ ...info, tools: result.map((t) => t.name) })
+      return Effect.asVoid(PubSub.publish(changes, "tools"))
     })
 
   const registerDynamic = (handled: Tool.Handled<never>): Effect.Effect<string, KernelError> =>
-    compileAll(dynamicId, [handled], Context.empty() as Context.Context<any>).pipe(
-      Effect.flatMap(([tool]) =>
-        Effect.sync(() => {
-          tools.set(tool!.name, tool!)
-          order.push(tool!.name)
-          invalidate()
-          return tool!.name
-        })
-      ),
-      Effect.tap(() => PubSub.publish(changes, "tools"))
-    )
+    Effect.suspend((): Effect.Effect<string, KernelError> => {
+      const result = register(dynamicId, [handled], Context.empty() as Context.Context<any>)
+      if (!Array.isArray(result)) return Effect.fail(result)
+      return Effect.as(PubSub.publish(changes, "tools"), result[0]!.name)
+    })
 
   const unregisterDynamic = (publicName: string): Effect.Effect<boolean> =>
     Effect.suspend(() => {

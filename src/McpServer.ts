@@ -9,6 +9,8 @@
  * period, then interrupts what is left.
  *
  * The core knows no capability: it serves whatever the {@link Kernel} holds.
+ * It logs through Effect's logger with `LogToStderr` set, so even the default
+ * logger never writes to stdout, the protocol wire.
  *
  * **Example**
  *
@@ -19,8 +21,12 @@
  * import * as McpServer from "effect-mcp-runtime/McpServer"
  * import * as StdioTransport from "effect-mcp-runtime/layers/StdioTransport"
  *
+ * import * as NodeStdio from "@effect/platform-node/NodeStdio"
+ *
  * const program = McpServer.serve().pipe(
- *   Effect.provide(Layer.mergeAll(StdioTransport.layer, Kernel.layer()))
+ *   Effect.provide(
+ *     Layer.mergeAll(StdioTransport.layer.pipe(Layer.provide(NodeStdio.layer)), Kernel.layer())
+ *   )
  * )
  * ```
  *
@@ -29,15 +35,16 @@
 import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
-import type * as Fiber from "effect/Fiber"
-import * as FiberModule from "effect/Fiber"
+import * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
 import * as PubSub from "effect/PubSub"
+import * as References from "effect/References"
 import * as Stream from "effect/Stream"
 import { formatIssues } from "./internal/compileTool.ts"
 import {
   classify,
   errorLine,
+  idFromEdges,
   type Incoming,
   isNotJson,
   notificationLine,
@@ -65,6 +72,15 @@ export interface ServeOptions {
   /** The method table (default: every method in `src/methods`). */
   readonly methods?: ReadonlyArray<Method.Request | Method.Notification> | undefined
 }
+
+/**
+ * How long interrupted requests get to run their finalizers at shutdown
+ * before the server stops waiting for them.
+ *
+ * @category constants
+ * @since 0.1.0
+ */
+export const interruptWaitMs = 2000
 
 const requestKey = (id: RequestId): string => (typeof id === "string" ? `s:${id}` : `n:${id}`)
 
@@ -102,7 +118,10 @@ export const serve = (options: ServeOptions = {}): Effect.Effect<void, never, Tr
       let sequence = 0
       const nextCorrelationId = () => `${sessionId}-${(++sequence).toString(36)}`
 
-      const inFlight = new Map<string, Fiber.Fiber<void>>()
+      // Every request in flight, by id (and every batch, by a key of its own).
+      // A key is entered before its fiber starts, so a request that completes
+      // synchronously still counts as in flight for the duplicate-id check.
+      const inFlight = new Map<string, Fiber.Fiber<unknown, unknown>>()
       const state: SessionState = {
         phase: "new",
         protocolVersion: ProtocolVersion.latest,
@@ -126,6 +145,30 @@ export const serve = (options: ServeOptions = {}): Effect.Effect<void, never, Tr
 
       // -- one request ----------------------------------------------------------
 
+      // Only a self-inflicted interruption reaches `onFailure`: when the
+      // request's fiber is interrupted from outside (notifications/cancelled,
+      // shutdown), the continuation never runs and nothing is sent.
+      const onFailure = (
+        method: Method.Request,
+        id: RequestId,
+        correlationId: string,
+        cause: Cause.Cause<unknown>
+      ): Effect.Effect<string> => {
+        const failure = Cause.findErrorOption(cause)
+        if (Option.isSome(failure) && isMcpError(failure.value) && !Cause.hasDies(cause)) {
+          return Effect.succeed(errorLine(id, failure.value))
+        }
+        return Effect.as(
+          Effect.logError(
+            Cause.hasInterruptsOnly(cause)
+              ? `${method.name} was interrupted from within`
+              : `${method.name} failed with a defect`,
+            { method: method.name, id, correlation_id: correlationId, cause: Cause.pretty(cause) }
+          ),
+          errorLine(id, new InternalError({ correlationId }))
+        )
+      }
+
       const execute = (
         method: Method.Request,
         id: RequestId,
@@ -134,7 +177,7 @@ export const serve = (options: ServeOptions = {}): Effect.Effect<void, never, Tr
         const decoded = method.decode(params ?? {})
         if (decoded._tag === "Failure") {
           const error = Cause.findErrorOption(decoded.cause)
-          const lines = Option.isSome(error) ? formatIssues((error.value as any).issue) : []
+          const lines = Option.isSome(error) ? formatIssues(error.value.issue) : []
           return Effect.succeed(
             errorLine(
               id,
@@ -154,25 +197,12 @@ export const serve = (options: ServeOptions = {}): Effect.Effect<void, never, Tr
           clientInfo: state.clientInfo,
           progressToken: progressTokenOf(params)
         })
-        return method.handler(decoded.value).pipe(
+        // `suspend`: a handler that throws instead of returning an Effect fails
+        // this request only, as a defect.
+        return Effect.suspend(() => method.handler(decoded.value)).pipe(
           Effect.matchCauseEffect({
             onSuccess: (result) => Effect.succeed(successLine(id, result)),
-            onFailure: (cause): Effect.Effect<string> => {
-              if (Cause.hasInterruptsOnly(cause)) return Effect.interrupt
-              const failure = Cause.findErrorOption(cause)
-              if (Option.isSome(failure) && isMcpError(failure.value) && !Cause.hasDies(cause)) {
-                return Effect.succeed(errorLine(id, failure.value))
-              }
-              return Effect.as(
-                Effect.logError(`${method.name} failed with a defect`, {
-                  method: method.name,
-                  id,
-                  correlation_id: correlationId,
-                  cause: Cause.pretty(cause)
-                }),
-                errorLine(id, new InternalError({ correlationId }))
-              )
-            }
+            onFailure: (cause) => onFailure(method, id, correlationId, cause)
           }),
           // Data-first on purpose: in effect 4.1.0 the data-last form ignores its
           // options and captures a stack trace for every span.
@@ -200,7 +230,9 @@ export const serve = (options: ServeOptions = {}): Effect.Effect<void, never, Tr
             return Effect.succeed(errorLine(message.id, new InvalidRequest({ message: message.message })))
           case "Response":
             return Effect.as(
-              Effect.logDebug("ignoring a response to no request of ours", { id: message.id }),
+              message.malformed
+                ? Effect.logWarning("ignoring a malformed response from the client", { id: message.id })
+                : Effect.logDebug("ignoring a response to no request of ours", { id: message.id }),
               undefined
             )
           case "Notification":
@@ -225,7 +257,7 @@ export const serve = (options: ServeOptions = {}): Effect.Effect<void, never, Tr
         if (decoded._tag === "Failure") {
           return Effect.logWarning("ignoring a malformed notification", { method: message.method })
         }
-        return (handler.handler(decoded.value) as Effect.Effect<void>).pipe(
+        return Effect.suspend(() => handler.handler(decoded.value) as Effect.Effect<void>).pipe(
           Effect.catchCause((cause) =>
             Effect.logError(`${message.method} handler failed`, { method: message.method, cause: Cause.pretty(cause) })
           )
@@ -234,16 +266,27 @@ export const serve = (options: ServeOptions = {}): Effect.Effect<void, never, Tr
 
       // -- dispatch -------------------------------------------------------------
 
-      const fork = (key: string, effect: Effect.Effect<void>): void => {
-        const fiber = runFork(effect)
-        inFlight.set(key, fiber)
-        fiber.addObserver(() => {
-          if (inFlight.get(key) === fiber) inFlight.delete(key)
-        })
-      }
-
       const duplicateId = (id: RequestId) =>
         errorLine(id, new InvalidRequest({ message: `Invalid Request: id ${JSON.stringify(id)} is already in flight` }))
+
+      // Starts `effect` in its own fiber, registered under `key` while it runs.
+      // (A fiber that completed synchronously is already done when this returns.)
+      const fork = <A>(key: string, effect: Effect.Effect<A>): Fiber.Fiber<A> => {
+        const fiber = runFork(effect)
+        if (fiber.pollUnsafe() === undefined) {
+          inFlight.set(key, fiber)
+          fiber.addObserver(() => {
+            if (inFlight.get(key) === fiber) inFlight.delete(key)
+          })
+        }
+        return fiber
+      }
+
+      const respondTo = (message: Incoming): Effect.Effect<void> =>
+        Effect.flatMap(
+          Effect.suspend(() => answer(message)),
+          (line) => (line === undefined ? Effect.void : send(line))
+        )
 
       let batches = 0
       const onBatch = (values: ReadonlyArray<unknown>): Effect.Effect<void> => {
@@ -270,25 +313,24 @@ export const serve = (options: ServeOptions = {}): Effect.Effect<void, never, Tr
             ? { _tag: "Invalid", id: message.id, message: "Invalid Request: initialize must not be part of a batch" }
             : message
         })
-        // Each request of the batch runs in its own fiber, registered under its id
-        // so that notifications/cancelled reaches it; a cancelled entry gets no response.
-        const answerEntry = (message: Incoming): Effect.Effect<string | undefined> => {
-          if (message._tag !== "Request") return answer(message)
+        // Each request of the batch starts now in its own fiber, registered under
+        // its id so that notifications/cancelled reaches it (a cancelled entry
+        // gets no response); the batch's fiber gathers the answers in order.
+        const seen = new Set<string>()
+        const entries = messages.map((message): Effect.Effect<string | undefined> => {
+          if (message._tag !== "Request") return Effect.suspend(() => answer(message))
           const key = requestKey(message.id)
-          if (inFlight.has(key)) return Effect.succeed(duplicateId(message.id))
-          return Effect.forkChild(answer(message), { startImmediately: true }).pipe(
-            Effect.tap((fiber) => Effect.sync(() => inFlight.set(key, fiber as Fiber.Fiber<any>))),
-            Effect.flatMap((fiber) =>
-              Effect.ensuring(
-                Effect.map(FiberModule.await(fiber), (exit) => (exit._tag === "Success" ? exit.value : undefined)),
-                Effect.sync(() => inFlight.delete(key))
-              )
-            )
+          if (inFlight.has(key) || seen.has(key)) return Effect.succeed(duplicateId(message.id))
+          seen.add(key)
+          const fiber = fork(
+            key,
+            Effect.suspend(() => answer(message))
           )
-        }
+          return Effect.map(Fiber.await(fiber), (exit) => (exit._tag === "Success" ? exit.value : undefined))
+        })
         fork(
           `batch:${++batches}`,
-          Effect.forEach(messages, answerEntry, { concurrency: "unbounded" }).pipe(
+          Effect.forEach(entries, (entry) => entry).pipe(
             Effect.flatMap((lines) => {
               const responses = lines.filter((line): line is string => line !== undefined)
               return responses.length === 0 ? Effect.void : send(`[${responses.join(",")}]`)
@@ -299,17 +341,22 @@ export const serve = (options: ServeOptions = {}): Effect.Effect<void, never, Tr
       }
 
       const onFrame = (frame: Frame): Effect.Effect<void> => {
-        if (frame._tag === "Oversize") {
-          return send(
-            errorLine(
-              null,
-              new InvalidRequest({
-                message:
-                  `Invalid Request: message of ${frame.bytes} bytes exceeds the limit of ` +
-                  `${frame.limit} bytes; it was discarded`
-              })
+        switch (frame._tag) {
+          case "Oversize":
+            return send(
+              errorLine(
+                idFromEdges(frame.head, frame.tail) ?? null,
+                new InvalidRequest({
+                  message:
+                    `Invalid Request: message of ${frame.bytes} bytes exceeds the limit of ` +
+                    `${frame.limit} bytes; it was discarded`
+                })
+              )
             )
-          )
+          case "InvalidText":
+            return send(errorLine(null, new ParseError({ message: "Parse error: the message is not valid UTF-8" })))
+          case "Message":
+            break
         }
         const value = parseJson(frame.text)
         if (isNotJson(value)) {
@@ -317,28 +364,24 @@ export const serve = (options: ServeOptions = {}): Effect.Effect<void, never, Tr
         }
         if (Array.isArray(value)) return onBatch(value)
         const message = classify(value)
-        if (message._tag !== "Request") {
-          return Effect.flatMap(answer(message), (line) => (line === undefined ? Effect.void : send(line)))
-        }
-        const method = requests.get(message.method)
-        if (method?.sequential === true) return Effect.flatMap(answer(message), (line) => send(line!))
+        if (message._tag !== "Request") return respondTo(message)
+        if (requests.get(message.method)?.sequential === true) return respondTo(message)
         const key = requestKey(message.id)
         if (inFlight.has(key)) return send(duplicateId(message.id))
-        fork(
-          key,
-          Effect.flatMap(answer(message), (line) => send(line!))
-        )
+        fork(key, respondTo(message))
         return Effect.void
       }
 
       // -- registry changes -----------------------------------------------------
 
+      // Only to a client that was told the tool list can change, once it said
+      // it is initialized; a burst of changes becomes one notification.
       const changes = yield* PubSub.subscribe(kernel.changes)
       yield* Effect.forkScoped(
         Effect.forever(
-          Effect.flatMap(PubSub.take(changes), () =>
-            // Only to a client told that the tool list can change.
-            state.phase === "ready" && state.serverCapabilities.tools?.listChanged === true
+          // takeAll waits for one change and takes every change already queued.
+          Effect.flatMap(PubSub.takeAll(changes), () =>
+            state.initializedNotified && state.serverCapabilities.tools?.listChanged === true
               ? session.notify("notifications/tools/list_changed")
               : Effect.void
           )
@@ -351,7 +394,7 @@ export const serve = (options: ServeOptions = {}): Effect.Effect<void, never, Tr
         state.phase = "closing"
         const fibers = [...inFlight.values()]
         if (fibers.length === 0) return Effect.void
-        return FiberModule.awaitAll(fibers).pipe(
+        return Fiber.awaitAll(fibers).pipe(
           Effect.timeoutOption(config.shutdownGraceMs),
           Effect.flatMap((done) =>
             Option.isSome(done)
@@ -361,7 +404,18 @@ export const serve = (options: ServeOptions = {}): Effect.Effect<void, never, Tr
                     in_flight: fibers.length,
                     grace_ms: config.shutdownGraceMs
                   }),
-                  FiberModule.interruptAll(fibers)
+                  // A request stuck in an uninterruptible region must not keep
+                  // the server from exiting.
+                  Fiber.interruptAll(fibers).pipe(
+                    Effect.timeoutOption(interruptWaitMs),
+                    Effect.flatMap((stopped) =>
+                      Option.isSome(stopped)
+                        ? Effect.void
+                        : Effect.logWarning("in-flight requests did not stop after interruption; leaving them", {
+                            wait_ms: interruptWaitMs
+                          })
+                    )
+                  )
                 )
           )
         )
@@ -373,5 +427,5 @@ export const serve = (options: ServeOptions = {}): Effect.Effect<void, never, Tr
         if (frames.length === 1) return onFrame(frames[0])
         return Effect.forEach(frames, onFrame, { discard: true })
       }).pipe(Effect.ensuring(drain), Effect.provideService(Session, session))
-    })
+    }).pipe(Effect.provideService(References.LogToStderr, true))
   )

@@ -4,7 +4,16 @@ import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Schema from "effect/Schema"
 import { TestClock } from "effect/testing"
+import * as Context from "effect/Context"
+import * as Layer from "effect/Layer"
+import * as References from "effect/References"
 import * as Capability from "../src/Capability.ts"
+import * as Kernel from "../src/Kernel.ts"
+import * as McpServer from "../src/McpServer.ts"
+import * as Method from "../src/Method.ts"
+import { defaultMethods } from "../src/methods/index.ts"
+import { Transport, makeMemory } from "../src/Transport.ts"
+import { WorkspaceRoot } from "../src/WorkspaceRoot.ts"
 import * as ServerConfig from "../src/ServerConfig.ts"
 import * as Tool from "../src/Tool.ts"
 import { start } from "./support/memory.ts"
@@ -173,6 +182,7 @@ describe("McpServer (in memory)", () => {
     Effect.gen(function* () {
       const { client } = yield* setup
       yield* client.initialize()
+      yield* client.request("ping") // notifications/initialized has been processed
       const name = yield* client.kernel.registerDynamic(
         Tool.make("hello", { description: "hi" }).pipe(Tool.handle(() => Effect.succeed("hello!")))
       )
@@ -242,6 +252,128 @@ describe("McpServer (in memory)", () => {
       assert.strictEqual(yield* Deferred.await(finalized), "interrupted")
       const batch = yield* client.read
       assert.deepStrictEqual(batch, [{ jsonrpc: "2.0", id: "fast", result: {} }])
+    })
+  )
+
+  it.effect("a tool that interrupts itself gets an isError answer, not silence", () =>
+    Effect.gen(function* () {
+      const capability = Capability.make(
+        { id: "x", description: "", version: "1" },
+        Effect.succeed({
+          tools: [Tool.make("quit", { description: "" }).pipe(Tool.handle(() => Effect.interrupt))]
+        })
+      )
+      const client = yield* start(capability)
+      yield* client.initialize()
+      const response = yield* client.request("tools/call", { name: "x_quit" })
+      assert.isTrue(response.result.isError)
+      assert.match(response.result.content[0].text, /correlation id/)
+    })
+  )
+
+  it.effect("a tool handler that throws instead of returning an Effect gets an isError answer", () =>
+    Effect.gen(function* () {
+      const capability = Capability.make(
+        { id: "x", description: "", version: "1" },
+        Effect.succeed({
+          tools: [
+            Tool.make("throws", { description: "" }).pipe(
+              Tool.handle((): Effect.Effect<string> => {
+                throw new Error("not an Effect")
+              })
+            )
+          ]
+        })
+      )
+      const client = yield* start(capability)
+      yield* client.initialize()
+      const response = yield* client.request("tools/call", { name: "x_throws" })
+      assert.isTrue(response.result.isError)
+    })
+  )
+
+  it.effect("a method handler that throws fails only its request (-32603); the server keeps serving", () =>
+    Effect.gen(function* () {
+      const bad = Method.request("test/throws", {
+        params: Schema.Struct({}),
+        beforeInitialize: true,
+        handler: (): Effect.Effect<unknown> => {
+          throw new Error("boom")
+        }
+      })
+      const { client, closeOutput, transport } = yield* makeMemory()
+      yield* McpServer.serve({ methods: [...defaultMethods, bad] }).pipe(
+        Effect.provideService(Transport, transport),
+        Effect.provide(Kernel.layer()),
+        Effect.ensuring(closeOutput),
+        Effect.forkScoped
+      )
+      yield* client.write('{"jsonrpc":"2.0","id":1,"method":"test/throws"}\n{"jsonrpc":"2.0","id":2,"method":"ping"}\n')
+      const first = JSON.parse(yield* client.read)
+      const second = JSON.parse(yield* client.read)
+      assert.deepStrictEqual([first.id, first.error.code], [1, -32603])
+      assert.deepStrictEqual(second, { jsonrpc: "2.0", id: 2, result: {} })
+    })
+  )
+
+  it.effect("a capability's own services win over the server's; ambient references come from the request", () =>
+    Effect.gen(function* () {
+      class Store extends Context.Service<Store, { readonly name: string }>()("test/Store") {}
+      const capability = Capability.make(
+        { id: "c", description: "", version: "1" },
+        Effect.succeed({
+          tools: [
+            Tool.make("where", { description: "" }).pipe(
+              Tool.handle(() =>
+                Effect.gen(function* () {
+                  const store = yield* Store
+                  const root = yield* WorkspaceRoot
+                  const toStderr = yield* References.LogToStderr
+                  return `${store.name} ${root} ${toStderr}`
+                })
+              )
+            )
+          ]
+        })
+      ).pipe(
+        Layer.provide(Layer.succeed(Store, Store.of({ name: "capability-store" }))),
+        Layer.provide(Layer.succeed(WorkspaceRoot, "/cap-root"))
+      )
+      const client = yield* start(capability)
+      yield* client.initialize()
+      const response = yield* client.request("tools/call", { name: "c_where" })
+      assert.strictEqual(response.result.content[0].text, "capability-store /cap-root true")
+    }).pipe(Effect.provideService(WorkspaceRoot, "/server-root"))
+  )
+
+  it.effect("a duplicate id inside one batch is rejected, even when the first finishes at once", () =>
+    Effect.gen(function* () {
+      const { client } = yield* setup
+      yield* client.initialize("2025-03-26")
+      yield* client.send([
+        { jsonrpc: "2.0", id: 1, method: "ping" },
+        { jsonrpc: "2.0", id: 1, method: "ping" }
+      ])
+      const batch = yield* client.read
+      assert.deepStrictEqual(batch[0], { jsonrpc: "2.0", id: 1, result: {} })
+      assert.strictEqual(batch[1].error.code, -32600)
+      assert.include(batch[1].error.message, "already in flight")
+    })
+  )
+
+  it.effect("no tools/list_changed before the client said it is initialized", () =>
+    Effect.gen(function* () {
+      const { client } = yield* setup
+      yield* client.request("initialize", {
+        protocolVersion: "2025-11-25",
+        capabilities: {},
+        clientInfo: { name: "t", version: "1" }
+      })
+      yield* client.kernel.registerDynamic(
+        Tool.make("early", { description: "" }).pipe(Tool.handle(() => Effect.succeed("x")))
+      )
+      const ping = yield* client.request("ping")
+      assert.deepStrictEqual(ping.result, {}) // no notification came first
     })
   )
 })

@@ -73,7 +73,7 @@ describe("Tool", () => {
       })
       assert.isTrue(bad.result.isError)
       const text: string = bad.result.content[0].text
-      assert.include(text, "- from.x: Expected number, got \"0\"")
+      assert.include(text, '- from.x: Expected number, got "0"')
       assert.include(text, "- from.y: Missing required key")
       assert.include(text, "from.y")
       assert.include(text, "- to:")
@@ -132,7 +132,7 @@ describe("Tool input strictness", () => {
   )
 
   it.effect("quotes a rejected value, but clips a huge one", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const client = yield* start(capability)
       yield* client.initialize()
       const response = yield* client.request("tools/call", {
@@ -142,5 +142,6 @@ describe("Tool input strictness", () => {
       const text: string = response.result.content[0].text
       assert.include(text, "- name: Expected string, got")
       assert.isBelow(text.length, 600)
-    }))
+    })
+  )
 })

@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { classify, errorLine, isNotJson, parseJson, successLine } from "../src/internal/jsonRpc.ts"
+import { classify, errorLine, idFromEdges, isNotJson, parseJson, successLine } from "../src/internal/jsonRpc.ts"
 import { LineFramer } from "../src/internal/LineFramer.ts"
 import * as McpError from "../src/McpError.ts"
 import { RawJson } from "../src/Method.ts"
@@ -30,8 +30,15 @@ describe("LineFramer", () => {
     assert.deepStrictEqual(framer.push(bytes("123456")), [])
     assert.deepStrictEqual(framer.push(bytes("7890123")), [])
     assert.deepStrictEqual(framer.push(bytes("45\nok\n")), [
-      { _tag: "Oversize", bytes: 15, limit: 10 },
+      { _tag: "Oversize", bytes: 15, limit: 10, head: "1234567890123", tail: "123456789012345" },
       { _tag: "Message", text: "ok" }
+    ])
+  })
+
+  it("reports a line that is not valid UTF-8", () => {
+    const framer = new LineFramer(100)
+    assert.deepStrictEqual(framer.push(new Uint8Array([0x22, 0xff, 0xfe, 0x22, 0x0a])), [
+      { _tag: "InvalidText", bytes: 4 }
     ])
   })
 
@@ -73,7 +80,8 @@ describe("JSON-RPC codec", () => {
       [{ jsonrpc: "2.0", id: true, method: "ping" }, null, "got boolean"],
       [{ jsonrpc: "2.0", id: 4, method: 7 }, 4, "method"],
       [{ jsonrpc: "2.0", id: 5, method: "x", params: [1] }, 5, "params"],
-      [{ jsonrpc: "2.0", id: 6 }, 6, 'needs a "method"']
+      [{ jsonrpc: "2.0", id: 6 }, null, 'needs a "method"'],
+      [{ jsonrpc: "2.0", id: 2 ** 53, method: "ping" }, null, "got number"]
     ]
     for (const [input, id, fragment] of cases) {
       const result = classify(input)
@@ -83,6 +91,33 @@ describe("JSON-RPC codec", () => {
         assert.include(result.message, fragment, JSON.stringify(input))
       }
     }
+  })
+
+  it("never answers a response, even a malformed one: its id is in the server's id space", () => {
+    assert.deepStrictEqual(classify({ jsonrpc: "1.0", id: 7, result: {} }), {
+      _tag: "Response",
+      id: 7,
+      malformed: true
+    })
+    assert.deepStrictEqual(classify({ jsonrpc: "2.0", id: 8, error: "bad" }), {
+      _tag: "Response",
+      id: 8,
+      malformed: true
+    })
+    assert.deepStrictEqual(classify({ jsonrpc: "2.0", id: 9, result: {} }), {
+      _tag: "Response",
+      id: 9,
+      malformed: false
+    })
+  })
+
+  it("recovers the top-level id of an oversize message from its edges, or gives up", () => {
+    assert.strictEqual(idFromEdges('{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"x":"', ""), 5)
+    assert.strictEqual(idFromEdges('{"method":"tools/call","params":{', 'x"}},"jsonrpc":"2.0","id":"abc-1"}'), "abc-1")
+    assert.strictEqual(idFromEdges('{"id":"q\\"uote","jsonrpc":"2.0"', ""), 'q"uote')
+    assert.isUndefined(idFromEdges('{"params":{"id":3,', 'x":{"id":5}}}'))
+    assert.isUndefined(idFromEdges('{"method":"a","id":99999999999999999999,', ""))
+    assert.isUndefined(idFromEdges("garbage", "garbage"))
   })
 
   it("serializes responses, splicing raw JSON", () => {

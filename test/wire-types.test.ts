@@ -33,7 +33,7 @@ check<Assignable<McpSchema.RequestId, Spec.RequestId>>()
 check<Assignable<Spec.InitializeRequestParams["clientInfo"], McpSchema.Implementation>>()
 
 describe("wire types", () => {
-  it("are checked at compile time against the SDK's spec types", () => {
+  it("(the real check is `npm run typecheck`: this file fails to compile when a wire type drifts)", () => {
     assert.isTrue(check<Assignable<McpSchema.TextContent, Spec.TextContent>>())
   })
 })

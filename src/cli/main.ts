@@ -139,12 +139,29 @@ const main = root.pipe(
   Effect.provide(NodeServices.layer)
 )
 
+// The first SIGTERM or SIGINT starts a graceful shutdown (runMain interrupts
+// the main fiber; in-flight requests get the grace period). A second one
+// exits at once.
+let signals = 0
+const onSignal = () => {
+  if (++signals > 1) process.exit(1)
+}
+process.on("SIGTERM", onSignal)
+process.on("SIGINT", onSignal)
+
 NodeRuntime.runMain(main as Effect.Effect<void, unknown>, {
   disableErrorReporting: true,
-  // A graceful shutdown after SIGTERM or SIGINT is a success.
+  // A graceful shutdown after end of input, SIGTERM or SIGINT is a success.
+  // The process exits as soon as the server is done, even if a tool left a
+  // timer or a handle behind.
   teardown: (exit, onExit) => {
-    if (Exit.isSuccess(exit) || Cause.hasInterruptsOnly(exit.cause)) return onExit(0)
-    const error = Cause.squash(exit.cause)
-    return onExit(CliError.isCliError(error) || error instanceof UsageError ? 2 : 1)
+    const code =
+      Exit.isSuccess(exit) || Cause.hasInterruptsOnly(exit.cause)
+        ? 0
+        : CliError.isCliError(Cause.squash(exit.cause)) || Cause.squash(exit.cause) instanceof UsageError
+          ? 2
+          : 1
+    onExit(code)
+    process.exit(code)
   }
 })

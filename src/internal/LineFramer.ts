@@ -3,29 +3,57 @@
  *
  * Bytes go in as they arrive; complete lines come out as frames. A line that
  * grows past the limit is not buffered: the framer drops its bytes as they
- * arrive, counts them, and emits one `Oversize` frame when the line ends, so
- * memory stays bounded by the limit whatever the peer sends.
+ * arrive, counts them, keeps only its first and last few hundred bytes (so
+ * the server can still find the request id and answer it), and emits one
+ * `Oversize` frame when the line ends. Memory stays bounded by the limit
+ * whatever the peer sends. A line that is not valid UTF-8 becomes an
+ * `InvalidText` frame.
  *
  * @internal
  */
 
-/** One framed message, or the report of a line that was too long. */
+/** One framed message, or the report of a line that could not be one. */
 export type Frame =
   | { readonly _tag: "Message"; readonly text: string }
-  | { readonly _tag: "Oversize"; readonly bytes: number; readonly limit: number }
+  | {
+      readonly _tag: "Oversize"
+      readonly bytes: number
+      readonly limit: number
+      /** The first bytes of the line, decoded leniently. */
+      readonly head: string
+      /** The last bytes of the line, decoded leniently. */
+      readonly tail: string
+    }
+  | { readonly _tag: "InvalidText"; readonly bytes: number }
 
 const NEWLINE = 0x0a
 const CR = 0x0d
+/** How much of an oversize line is kept at each end. */
+const EDGE = 512
+
+const concat = (parts: ReadonlyArray<Uint8Array>, length: number): Uint8Array => {
+  if (parts.length === 1) return parts[0]!
+  const bytes = new Uint8Array(length)
+  let offset = 0
+  for (const part of parts) {
+    bytes.set(part, offset)
+    offset += part.length
+  }
+  return bytes
+}
 
 /** A stateful framer; feed it chunks, then call `end` at EOF. */
 export class LineFramer {
-  private readonly decoder = new TextDecoder("utf-8")
+  private readonly decoder = new TextDecoder("utf-8", { fatal: true })
+  private readonly lenient = new TextDecoder("utf-8")
   private parts: Array<Uint8Array> = []
   private buffered = 0
   private discarding = false
   private discarded = 0
-
+  private head: Uint8Array = new Uint8Array(0)
+  private tail: Uint8Array = new Uint8Array(0)
   readonly maxBytes: number
+
   constructor(maxBytes: number) {
     this.maxBytes = maxBytes
   }
@@ -40,9 +68,13 @@ export class LineFramer {
       const length = end - start
       if (this.discarding) {
         this.discarded += length
+        this.keepTail(chunk.subarray(start, end))
       } else if (this.buffered + length > this.maxBytes) {
+        const kept = concat([...this.parts, chunk.subarray(start, end)], this.buffered + length)
         this.discarding = true
-        this.discarded = this.buffered + length
+        this.discarded = kept.length
+        this.head = kept.slice(0, EDGE)
+        this.tail = kept.slice(Math.max(0, kept.length - EDGE))
         this.parts = []
         this.buffered = 0
       } else if (length > 0) {
@@ -68,32 +100,49 @@ export class LineFramer {
     return frames
   }
 
-  private emit(frames: Array<Frame>): void {
-    if (this.discarding) {
-      frames.push({ _tag: "Oversize", bytes: this.discarded, limit: this.maxBytes })
-      this.discarding = false
-      this.discarded = 0
+  private keepTail(segment: Uint8Array): void {
+    if (segment.length >= EDGE) {
+      this.tail = segment.slice(segment.length - EDGE)
       return
     }
-    let bytes: Uint8Array
-    if (this.parts.length === 1) {
-      bytes = this.parts[0]!
-    } else {
-      bytes = new Uint8Array(this.buffered)
-      let offset = 0
-      for (const part of this.parts) {
-        bytes.set(part, offset)
-        offset += part.length
-      }
+    const next = new Uint8Array(Math.min(EDGE, this.tail.length + segment.length))
+    const fromTail = next.length - segment.length
+    next.set(this.tail.subarray(this.tail.length - fromTail), 0)
+    next.set(segment, fromTail)
+    this.tail = next
+  }
+
+  private emit(frames: Array<Frame>): void {
+    if (this.discarding) {
+      frames.push({
+        _tag: "Oversize",
+        bytes: this.discarded,
+        limit: this.maxBytes,
+        head: this.lenient.decode(this.head),
+        tail: this.lenient.decode(this.tail)
+      })
+      this.discarding = false
+      this.discarded = 0
+      this.head = this.tail = new Uint8Array(0)
+      return
     }
+    const bytes = concat(this.parts, this.buffered)
     this.parts = []
     this.buffered = 0
     let length = bytes.length
     if (length > 0 && bytes[length - 1] === CR) length--
     if (length === 0) return // blank lines carry no message
-    frames.push({
-      _tag: "Message",
-      text: this.decoder.decode(length === bytes.length ? bytes : bytes.subarray(0, length))
-    })
+    const text = this.decode(length === bytes.length ? bytes : bytes.subarray(0, length))
+    frames.push(text === undefined ? { _tag: "InvalidText", bytes: length } : { _tag: "Message", text })
+  }
+
+  // A fatal decoder reports bad UTF-8 only by throwing; this is the one place
+  // that catches it.
+  private decode(bytes: Uint8Array): string | undefined {
+    try {
+      return this.decoder.decode(bytes)
+    } catch {
+      return undefined
+    }
   }
 }

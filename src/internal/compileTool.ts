@@ -93,9 +93,20 @@ const formatPath = (path: ReadonlyArray<PropertyKey | { readonly key: PropertyKe
   return out
 }
 
-/** Formats every issue of a Schema failure as `- path: message` lines. */
-export const formatIssues = (issue: SchemaIssue.Issue): Array<string> =>
-  formatter(issue).issues.map((i) => `- ${formatPath(i.path)}: ${clip(i.message)}`)
+const maxIssues = 50
+
+/** Formats the issues of a Schema failure as `- path: message` lines (at most 50, then a count). */
+export const formatIssues = (issue: SchemaIssue.Issue): Array<string> => {
+  const issues = formatter(issue).issues
+  const lines = issues.slice(0, maxIssues).map((i) => `- ${formatPath(i.path)}: ${clip(i.message)}`)
+  if (issues.length > maxIssues) lines.push(`- … and ${issues.length - maxIssues} more`)
+  return lines
+}
+
+// Keys of the runtime's ambient references and of the request's own services.
+const ambientKey =
+  /^(?:effect\/(?:References|Logger|Tracer|Scheduler|Scope|Layer|ErrorReporter|Clock|Random|Console|ConfigProvider|ManagedRuntime|Schedule|ExecutionPlan)\b|Logger$|effect-mcp-runtime\/(?:RequestContext|Session)$)/
+const isAmbient = (key: string): boolean => ambientKey.test(key)
 
 const normalizeReply = (reply: Tool.Reply): CallToolResult => {
   if (typeof reply === "string") return { content: [{ type: "text", text: reply }] }
@@ -217,26 +228,30 @@ export const compileTool = (
     )
 
   const onFailure = (cause: Cause.Cause<unknown>): Effect.Effect<CallToolResult, never, RequestContext> => {
-    if (Cause.hasInterruptsOnly(cause)) return Effect.interrupt
+    // Only a self-inflicted interruption gets here: a request interrupted from
+    // outside (cancelled, shut down) never runs this continuation.
+    if (Cause.hasInterruptsOnly(cause)) return reportDefect(`tool ${publicName} was interrupted from within`, cause)
     const failure = Cause.findErrorOption(cause)
     if (failure._tag === "Some" && !Cause.hasDies(cause)) return Effect.succeed(failureResult(failure.value))
     return reportDefect(`tool ${publicName} failed with a defect`, cause)
   }
 
-  // The handler runs with the request's context plus the capability's own
-  // services. Most of the capability's context (kernel, config, references) is
-  // already in every request's context; the services it lacks are computed on
-  // the first call and added alone, so no call copies the whole context.
-  let extra: Context.Context<never> | undefined
+  // The handler runs with the request's context overlaid with the
+  // capability's own services: what the capability was built with wins (two
+  // capabilities may be given two different stores), except the runtime's
+  // ambient references (logging, tracing, clock, scheduler, scope) and the
+  // request's own services, which always come from the request. The overlay is
+  // computed on the first call, so no call copies a whole context.
+  let overlay: Context.Context<never> | undefined
   const withCapabilityServices = (requestContext: Context.Context<RequestContext>): Context.Context<any> => {
-    if (extra === undefined) {
-      const missing = new Map<string, unknown>()
+    if (overlay === undefined) {
+      const own = new Map<string, unknown>()
       for (const [key, value] of context.mapUnsafe) {
-        if (!requestContext.mapUnsafe.has(key)) missing.set(key, value)
+        if (!isAmbient(key) && requestContext.mapUnsafe.get(key) !== value) own.set(key, value)
       }
-      extra = Context.makeUnsafe(missing)
+      overlay = Context.makeUnsafe(own)
     }
-    return extra.mapUnsafe.size === 0 ? requestContext : Context.merge(requestContext, extra)
+    return overlay.mapUnsafe.size === 0 ? requestContext : Context.merge(requestContext, overlay)
   }
 
   const call = (args: unknown): Effect.Effect<CallToolResult, never, RequestContext> => {
@@ -262,7 +277,8 @@ export const compileTool = (
         }
       })
     }
-    return handler(decoded.value).pipe(
+    // `suspend`: a handler that throws instead of returning an Effect is a defect.
+    return Effect.suspend(() => handler(decoded.value)).pipe(
       Effect.updateContext(withCapabilityServices),
       Effect.matchCauseEffect({ onSuccess, onFailure })
     ) as Effect.Effect<CallToolResult, never, RequestContext>

@@ -17,7 +17,7 @@ import { formatIssues } from "./compileTool.ts"
 export type Incoming =
   | { readonly _tag: "Request"; readonly id: RequestId; readonly method: string; readonly params: Params }
   | { readonly _tag: "Notification"; readonly method: string; readonly params: Params }
-  | { readonly _tag: "Response"; readonly id: RequestId | null }
+  | { readonly _tag: "Response"; readonly id: RequestId | null; readonly malformed: boolean }
   | { readonly _tag: "Invalid"; readonly id: RequestId | null; readonly message: string }
 
 type Params = { readonly [key: string]: unknown } | undefined
@@ -44,7 +44,8 @@ const decodeRequest = Schema.decodeUnknownExit(JsonRpcRequest, { errors: "all", 
 const decodeNotification = Schema.decodeUnknownExit(JsonRpcNotification, { errors: "all", reportInput: true })
 const decodeResponse = Schema.decodeUnknownExit(JsonRpcResponse)
 
-const isRequestId = (u: unknown): u is RequestId => typeof u === "string" || Number.isInteger(u)
+// Integers beyond 2^53 would come back changed after JSON.parse: not ids.
+const isRequestId = (u: unknown): u is RequestId => typeof u === "string" || Number.isSafeInteger(u)
 
 /** Tells whether a value is acceptable as `params`: absent, or a JSON object. */
 export const isParams = (u: unknown): u is Params =>
@@ -69,45 +70,75 @@ export const classify = (value: unknown): Incoming => {
   }
   const message = value as Record<string, unknown>
   const id = isRequestId(message.id) ? message.id : null
+  // A message without a method is a response, or nothing we can answer: its id
+  // belongs to the server's own id space, so it is never echoed in an error.
+  if (!("method" in message)) {
+    if ("result" in message || "error" in message) {
+      const exit = decodeResponse(message)
+      return Exit.isSuccess(exit)
+        ? { _tag: "Response", id: exit.value.id, malformed: false }
+        : { _tag: "Response", id, malformed: true }
+    }
+    return {
+      _tag: "Invalid",
+      id: null,
+      message: `Invalid Request: a message needs a "method" (or a "result" or "error")`
+    }
+  }
   if (message.jsonrpc !== "2.0") {
     return { _tag: "Invalid", id, message: `Invalid Request: "jsonrpc" must be "2.0"` }
   }
-  if ("method" in message) {
-    if (!("id" in message)) {
-      if (typeof message.method === "string" && isParams(message.params)) {
-        return { _tag: "Notification", method: message.method, params: message.params }
-      }
-      const exit = decodeNotification(message)
-      return Exit.isSuccess(exit)
-        ? { _tag: "Notification", method: exit.value.method, params: exit.value.params }
-        : invalid(null, "notification", exit)
-    }
-    if (id === null) {
-      return {
-        _tag: "Invalid",
-        id: null,
-        message:
-          `Invalid Request: "id" must be a string or an integer, got ${describe(message.id)}` +
-          (typeof message.id === "number" ? ` ${message.id}` : "")
-      }
-    }
-    // Fast path for the well-formed request; the Schema words the errors.
+  if (!("id" in message)) {
     if (typeof message.method === "string" && isParams(message.params)) {
-      return { _tag: "Request", id, method: message.method, params: message.params }
+      return { _tag: "Notification", method: message.method, params: message.params }
     }
-    const exit = decodeRequest(message)
+    const exit = decodeNotification(message)
     return Exit.isSuccess(exit)
-      ? { _tag: "Request", id: exit.value.id, method: exit.value.method, params: exit.value.params }
-      : invalid(id, "request", exit)
+      ? { _tag: "Notification", method: exit.value.method, params: exit.value.params }
+      : invalid(null, "notification", exit)
   }
-  if ("result" in message || "error" in message) {
-    const exit = decodeResponse(message)
-    return Exit.isSuccess(exit) ? { _tag: "Response", id: exit.value.id } : invalid(id, "response", exit)
+  if (id === null) {
+    return {
+      _tag: "Invalid",
+      id: null,
+      message:
+        `Invalid Request: "id" must be a string or an integer, got ${describe(message.id)}` +
+        (typeof message.id === "number" ? ` ${message.id}` : "")
+    }
   }
-  return { _tag: "Invalid", id, message: `Invalid Request: a message needs a "method" (or a "result" or "error")` }
+  // Fast path for the well-formed request; the Schema words the errors.
+  if (typeof message.method === "string" && isParams(message.params)) {
+    return { _tag: "Request", id, method: message.method, params: message.params }
+  }
+  const exit = decodeRequest(message)
+  return Exit.isSuccess(exit)
+    ? { _tag: "Request", id: exit.value.id, method: exit.value.method, params: exit.value.params }
+    : invalid(id, "request", exit)
 }
 
 const idJson = (id: RequestId | null): string => (typeof id === "string" ? JSON.stringify(id) : String(id))
+
+const idPattern = String.raw`(-?\d{1,16}|"(?:[^"\\]|\\.){0,256}")`
+// `{"jsonrpc":"2.0","id":…,` — only keys with string values may come first,
+// so the id found is the top-level one.
+const headId = new RegExp(
+  String.raw`^\s*\{(?:\s*"(?:jsonrpc|method)"\s*:\s*"(?:[^"\\]|\\.)*"\s*,)*\s*"id"\s*:\s*` +
+    idPattern +
+    String.raw`\s*[,}]`
+)
+// `…,"id":…}` at the very end: the last key of the outermost object.
+const tailId = new RegExp(String.raw`[,{]\s*"id"\s*:\s*` + idPattern + String.raw`\s*\}\s*$`)
+
+/**
+ * Finds the top-level id of a message from its first and last bytes, for a
+ * message too large to parse; undefined when it cannot be known for sure.
+ */
+export const idFromEdges = (head: string, tail: string): RequestId | undefined => {
+  const match = headId.exec(head) ?? tailId.exec(tail)
+  if (match === null) return undefined
+  const id = parseJson(match[1]!)
+  return isRequestId(id) ? id : undefined
+}
 
 /** Serializes a success response. */
 export const successLine = (id: RequestId, result: unknown): string =>

@@ -42,7 +42,8 @@ export const initialize = Method.request("initialize", {
       protocolVersion,
       capabilities,
       serverInfo:
-        config.title === undefined
+        // `title` arrived in 2025-06-18.
+        config.title === undefined || !ProtocolVersion.hasStructuredContent(protocolVersion)
           ? { name: config.name, version: config.version }
           : { name: config.name, version: config.version, title: config.title },
       ...(config.instructions === undefined ? {} : { instructions: config.instructions })

@@ -93,7 +93,7 @@ describe("raw stdio: malformed messages", () => {
       await server.expectPing()
     }))
 
-  it("a line longer than --max-message-bytes gets -32600 naming the limit, and is discarded", () =>
+  it("a line longer than --max-message-bytes gets -32600 with its id, naming the limit, and is discarded", () =>
     withServer(["--max-message-bytes", "65536"], async (server) => {
       await server.initialize("2025-11-25")
       const text = "x".repeat(200 * 1024)
@@ -104,9 +104,16 @@ describe("raw stdio: malformed messages", () => {
         params: { name: "system_echo", arguments: { text } }
       })
       const response = await exchange(server, huge)
-      assert.deepStrictEqual(errorOf(response), { id: null, code: -32600 })
+      // The id is recovered from the first bytes, so the client's request does not hang.
+      assert.deepStrictEqual(errorOf(response), { id: 99, code: -32600 })
       assert.include(response.error.message, "65536")
       assert.include(response.error.message, `${Buffer.byteLength(huge)} bytes`)
+      // The SDK client puts the id last: it is recovered from the last bytes.
+      const sdkOrder = `{"method":"tools/call","params":{"name":"system_echo","arguments":{"text":"${text}","id":7}},"jsonrpc":"2.0","id":"sdk-1"}`
+      assert.deepStrictEqual(errorOf(await exchange(server, sdkOrder)), { id: "sdk-1", code: -32600 })
+      // When the id cannot be known for sure, the answer carries id null.
+      const nested = `{"params":{"text":"${text}","id":5}}`
+      assert.deepStrictEqual(errorOf(await exchange(server, nested)), { id: null, code: -32600 })
       // A message just under the limit still goes through.
       const fits = await server.request("tools/call", {
         name: "system_echo",
@@ -132,7 +139,7 @@ describe("raw stdio: malformed messages", () => {
       assert.deepStrictEqual(await exchange(server, exact), { jsonrpc: "2.0", id: "exact", result: {} })
       const over = line("over", 1025)
       assert.strictEqual(Buffer.byteLength(over), 1025)
-      assert.deepStrictEqual(errorOf(await exchange(server, over)), { id: null, code: -32600 })
+      assert.deepStrictEqual(errorOf(await exchange(server, over)), { id: "over", code: -32600 })
       await server.expectPing()
     }))
 
