@@ -9,7 +9,17 @@ import { SystemCapability } from "./system/index.ts"
 /**
  * Every bundled capability, by id.
  *
- * @category capabilities
+ * This module is not in the package `exports`; the binary imports it by path.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import { bundled } from "./capabilities/index.ts"
+ *
+ * Object.keys(bundled) // => ["system"]
+ * ```
+ *
+ * @category constants
  * @since 0.1.0
  */
 export const bundled = {
@@ -19,7 +29,15 @@ export const bundled = {
 /**
  * The id of a bundled capability.
  *
- * @category capabilities
+ * **Example**
+ *
+ * ```ts
+ * import { bundled, type BundledId } from "./capabilities/index.ts"
+ *
+ * const isBundled = (id: string): id is BundledId => Object.hasOwn(bundled, id)
+ * ```
+ *
+ * @category models
  * @since 0.1.0
  */
 export type BundledId = keyof typeof bundled

@@ -24,6 +24,14 @@ import { frameLines, Transport } from "../src/Transport.ts"
 /**
  * The number of pending replies that triggers an immediate write.
  *
+ * **Example**
+ *
+ * ```ts
+ * import * as StdioTransport from "effect-mcp-runtime/layers/StdioTransport"
+ *
+ * StdioTransport.flushEvery // => 8
+ * ```
+ *
  * @category constants
  * @since 0.1.0
  */
@@ -31,6 +39,17 @@ export const flushEvery = 8
 
 /**
  * A line writer that coalesces the lines of one tick into one write.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import type { LineWriter } from "effect-mcp-runtime/layers/StdioTransport"
+ *
+ * const writeAll = (writer: LineWriter, lines: ReadonlyArray<string>) => {
+ *   for (const line of lines) writer.writeLine(line)
+ *   writer.flush()
+ * }
+ * ```
  *
  * @category models
  * @since 0.1.0
@@ -89,6 +108,20 @@ export const makeLineWriter = (write: (text: string) => void): LineWriter => {
 
 /**
  * Builds a stdio transport: frames from `Stdio.stdin`, replies to `write`.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import * as NodeStdio from "@effect/platform-node/NodeStdio"
+ * import * as Layer from "effect/Layer"
+ * import * as StdioTransport from "effect-mcp-runtime/layers/StdioTransport"
+ * import { Transport } from "effect-mcp-runtime/Transport"
+ *
+ * // replies go to stderr instead of stdout
+ * const StderrTransport = Layer.effect(Transport, StdioTransport.make((text) => process.stderr.write(text))).pipe(
+ *   Layer.provide(NodeStdio.layer)
+ * )
+ * ```
  *
  * @category constructors
  * @since 0.1.0

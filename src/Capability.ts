@@ -40,6 +40,18 @@ import type * as Tool from "./Tool.ts"
 /**
  * What a capability contributes.
  *
+ * **Example**
+ *
+ * ```ts
+ * import * as Effect from "effect/Effect"
+ * import type * as Capability from "effect-mcp-runtime/Capability"
+ * import * as Tool from "effect-mcp-runtime/Tool"
+ *
+ * const hello = Tool.make("hello", { description: "Says hello." }).pipe(Tool.handle(() => Effect.succeed("hello")))
+ *
+ * const contents: Capability.Contents<never> = { tools: [hello] }
+ * ```
+ *
  * @category models
  * @since 0.1.0
  */
@@ -51,6 +63,20 @@ export interface Contents<R> {
  * Services the server provides to every handler itself, per request; a
  * capability does not need to provide them.
  *
+ * **Example**
+ *
+ * ```ts
+ * import * as Effect from "effect/Effect"
+ * import type * as Capability from "effect-mcp-runtime/Capability"
+ * import { RequestContext } from "effect-mcp-runtime/RequestContext"
+ *
+ * // a tool handler may use this without the capability layer requiring RequestContext
+ * const currentMethod: Effect.Effect<string, never, Capability.RequestServices> = Effect.map(
+ *   Effect.service(RequestContext),
+ *   (request) => request.method
+ * )
+ * ```
+ *
  * @category models
  * @since 0.1.0
  */
@@ -61,6 +87,22 @@ export type RequestServices = RequestContext | Session
  * and registers what it returns with the kernel. It fails with a typed
  * {@link KernelError} for an invalid or reserved id, a pre-prefixed or invalid
  * name, or a public name already taken.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import * as Effect from "effect/Effect"
+ * import * as Capability from "effect-mcp-runtime/Capability"
+ * import * as Tool from "effect-mcp-runtime/Tool"
+ *
+ * const ping = Tool.make("ping", { description: "Answers pong." }).pipe(Tool.handle(() => Effect.succeed("pong")))
+ *
+ * // a Layer that publishes the tool "net_ping" once built with a Kernel
+ * export const NetCapability = Capability.make(
+ *   { id: "net", description: "Network checks", version: "1.0.0" },
+ *   Effect.succeed({ tools: [ping] })
+ * )
+ * ```
  *
  * @category constructors
  * @since 0.1.0
@@ -78,4 +120,19 @@ export const make = <R, E, RB>(
     })
   )
 
+/**
+ * What a capability says about itself: its id, description and version (an
+ * alias of `Kernel.CapabilityInfo`).
+ *
+ * **Example**
+ *
+ * ```ts
+ * import type * as Capability from "effect-mcp-runtime/Capability"
+ *
+ * const info: Capability.Info = { id: "notes", description: "Markdown notes", version: "1.0.0" }
+ * ```
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export type { CapabilityInfo as Info } from "./Kernel.ts"

@@ -30,6 +30,14 @@ import type * as Tool from "./Tool.ts"
 /**
  * What a capability says about itself.
  *
+ * **Example**
+ *
+ * ```ts
+ * import type { CapabilityInfo } from "effect-mcp-runtime/Kernel"
+ *
+ * const info: CapabilityInfo = { id: "notes", description: "Markdown notes", version: "1.0.0" }
+ * ```
+ *
  * @category models
  * @since 0.1.0
  */
@@ -43,6 +51,18 @@ export interface CapabilityInfo {
 /**
  * A registered capability and the public names it contributed.
  *
+ * **Example**
+ *
+ * ```ts
+ * import * as Effect from "effect/Effect"
+ * import { Kernel } from "effect-mcp-runtime/Kernel"
+ *
+ * // every public tool name, grouped by capability id
+ * const toolsById = Effect.map(Effect.service(Kernel), (kernel) =>
+ *   kernel.capabilities().map((summary) => [summary.id, summary.tools] as const)
+ * )
+ * ```
+ *
  * @category models
  * @since 0.1.0
  */
@@ -53,6 +73,22 @@ export interface CapabilitySummary extends CapabilityInfo {
 /**
  * A change to the registry, published to every session.
  *
+ * **Example**
+ *
+ * ```ts
+ * import * as Effect from "effect/Effect"
+ * import * as PubSub from "effect/PubSub"
+ * import { Kernel } from "effect-mcp-runtime/Kernel"
+ *
+ * // waits for the next registry change
+ * const nextChange = Effect.scoped(
+ *   Effect.gen(function*() {
+ *     const kernel = yield* Kernel
+ *     return yield* PubSub.take(yield* PubSub.subscribe(kernel.changes)) // "tools"
+ *   })
+ * )
+ * ```
+ *
  * @category models
  * @since 0.1.0
  */
@@ -60,6 +96,14 @@ export type Change = "tools"
 
 /**
  * The capability id reserved for run-time registrations.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import * as Kernel from "effect-mcp-runtime/Kernel"
+ *
+ * Kernel.dynamicId // => "app"
+ * ```
  *
  * @category constants
  * @since 0.1.0
@@ -75,6 +119,22 @@ const namePattern = /^[A-Za-z0-9_.-]{1,64}$/
 
 /**
  * A capability id does not match `^[a-z][a-z0-9_]*$`.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import * as Effect from "effect/Effect"
+ * import * as Layer from "effect/Layer"
+ * import * as Capability from "effect-mcp-runtime/Capability"
+ * import * as Kernel from "effect-mcp-runtime/Kernel"
+ * import * as Tool from "effect-mcp-runtime/Tool"
+ *
+ * const hello = Tool.make("hello", { description: "Says hello." }).pipe(Tool.handle(() => Effect.succeed("hi")))
+ * const info = { id: "My-Tools", description: "Bad id", version: "1.0.0" }
+ * const BadId = Capability.make(info, Effect.succeed({ tools: [hello] }))
+ * const program = Effect.provide(Effect.void, BadId.pipe(Layer.provide(Kernel.layer())))
+ * Effect.runSync(Effect.flip(program))._tag // => "InvalidCapabilityId"
+ * ```
  *
  * @category errors
  * @since 0.1.0
@@ -93,6 +153,22 @@ export class InvalidCapabilityId extends Schema.TaggedError<InvalidCapabilityId>
 /**
  * A capability tried to use the reserved id `app`.
  *
+ * **Example**
+ *
+ * ```ts
+ * import * as Effect from "effect/Effect"
+ * import * as Layer from "effect/Layer"
+ * import * as Capability from "effect-mcp-runtime/Capability"
+ * import * as Kernel from "effect-mcp-runtime/Kernel"
+ * import * as Tool from "effect-mcp-runtime/Tool"
+ *
+ * const hello = Tool.make("hello", { description: "Says hello." }).pipe(Tool.handle(() => Effect.succeed("hi")))
+ * const info = { id: "app", description: "Run-time tools", version: "1.0.0" }
+ * const Reserved = Capability.make(info, Effect.succeed({ tools: [hello] }))
+ * const program = Effect.provide(Effect.void, Reserved.pipe(Layer.provide(Kernel.layer())))
+ * Effect.runSync(Effect.flip(program))._tag // => "ReservedCapabilityId"
+ * ```
+ *
  * @category errors
  * @since 0.1.0
  */
@@ -106,6 +182,22 @@ export class ReservedCapabilityId extends Schema.TaggedError<ReservedCapabilityI
 
 /**
  * A capability passed a name that already carries its prefix.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import * as Effect from "effect/Effect"
+ * import * as Layer from "effect/Layer"
+ * import * as Capability from "effect-mcp-runtime/Capability"
+ * import * as Kernel from "effect-mcp-runtime/Kernel"
+ * import * as Tool from "effect-mcp-runtime/Tool"
+ *
+ * const search = Tool.make("notes_search", { description: "Searches." }).pipe(Tool.handle(() => Effect.succeed("")))
+ * const info = { id: "notes", description: "Notes", version: "1.0.0" }
+ * const Notes = Capability.make(info, Effect.succeed({ tools: [search] }))
+ * const program = Effect.provide(Effect.void, Notes.pipe(Layer.provide(Kernel.layer())))
+ * Effect.runSync(Effect.flip(program))._tag // => "PrefixedName"
+ * ```
  *
  * @category errors
  * @since 0.1.0
@@ -126,6 +218,18 @@ export class PrefixedName extends Schema.TaggedError<PrefixedName>()("PrefixedNa
 /**
  * A tool name is empty, too long or has characters outside `[A-Za-z0-9_.-]`.
  *
+ * **Example**
+ *
+ * ```ts
+ * import * as Effect from "effect/Effect"
+ * import * as Kernel from "effect-mcp-runtime/Kernel"
+ * import * as Tool from "effect-mcp-runtime/Tool"
+ *
+ * const tool = Tool.make("read file", { description: "Reads a file." }).pipe(Tool.handle(() => Effect.succeed("")))
+ * const register = Effect.flatMap(Kernel.make(), (kernel) => kernel.registerDynamic(tool))
+ * Effect.runSync(Effect.flip(register))._tag // => "InvalidName"
+ * ```
+ *
  * @category errors
  * @since 0.1.0
  */
@@ -143,6 +247,21 @@ export class InvalidName extends Schema.TaggedError<InvalidName>()("InvalidName"
 
 /**
  * Two registrations resolve to the same public name.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import * as Effect from "effect/Effect"
+ * import * as Kernel from "effect-mcp-runtime/Kernel"
+ * import * as Tool from "effect-mcp-runtime/Tool"
+ *
+ * const hello = Tool.make("hello", { description: "Says hello." }).pipe(Tool.handle(() => Effect.succeed("hi")))
+ * const twice = Effect.flatMap(Kernel.make(), (kernel) =>
+ *   Effect.andThen(kernel.registerDynamic(hello), kernel.registerDynamic(hello))
+ * )
+ * Effect.runSync(Effect.flip(twice)).message
+ * // => 'Capability "app" registers the public name "app_hello" twice'
+ * ```
  *
  * @category errors
  * @since 0.1.0
@@ -163,6 +282,15 @@ export class DuplicateName extends Schema.TaggedError<DuplicateName>()("Duplicat
 /**
  * A run-time registration would shadow a static one.
  *
+ * **Example**
+ *
+ * ```ts
+ * import * as Kernel from "effect-mcp-runtime/Kernel"
+ *
+ * const error = new Kernel.DynamicShadow({ toolName: "app_x_run", owner: "app_x" })
+ * error.message.startsWith('Dynamic registration "app_x_run" would shadow') // => true
+ * ```
+ *
  * @category errors
  * @since 0.1.0
  */
@@ -181,6 +309,22 @@ export class DynamicShadow extends Schema.TaggedError<DynamicShadow>()("DynamicS
 /**
  * A tool's input or output Schema cannot be published as an MCP tool schema.
  *
+ * **Example**
+ *
+ * ```ts
+ * import * as Effect from "effect/Effect"
+ * import * as Schema from "effect/Schema"
+ * import * as Kernel from "effect-mcp-runtime/Kernel"
+ * import * as Tool from "effect-mcp-runtime/Tool"
+ *
+ * const input = Schema.Union([Schema.Struct({ a: Schema.String }), Schema.Struct({ b: Schema.String })])
+ * const either = Tool.make("either", { description: "Takes a or b.", input }).pipe(
+ *   Tool.handle(() => Effect.succeed(""))
+ * )
+ * const register = Effect.flatMap(Kernel.make(), (kernel) => kernel.registerDynamic(either))
+ * Effect.runSync(Effect.flip(register))._tag // => "InvalidToolSchema"
+ * ```
+ *
  * @category errors
  * @since 0.1.0
  */
@@ -195,6 +339,14 @@ export class InvalidToolSchema extends Schema.TaggedError<InvalidToolSchema>()("
 
 /**
  * Every registration failure.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import type * as Kernel from "effect-mcp-runtime/Kernel"
+ *
+ * const describe = (error: Kernel.KernelError): string => `${error._tag}: ${error.message}`
+ * ```
  *
  * @category errors
  * @since 0.1.0
@@ -214,6 +366,18 @@ export type KernelError =
 
 /**
  * The kernel service.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import * as Effect from "effect/Effect"
+ * import { Kernel } from "effect-mcp-runtime/Kernel"
+ *
+ * const toolCount = Effect.gen(function*() {
+ *   const kernel = yield* Kernel
+ *   return kernel.toolCount()
+ * })
+ * ```
  *
  * @category services
  * @since 0.1.0
@@ -247,6 +411,15 @@ export class Kernel extends Context.Service<
 /**
  * Options of the kernel.
  *
+ * **Example**
+ *
+ * ```ts
+ * import * as Kernel from "effect-mcp-runtime/Kernel"
+ *
+ * const options: Kernel.Options = { pageSize: 100 }
+ * const KernelLive = Kernel.layer(options)
+ * ```
+ *
  * @category models
  * @since 0.1.0
  */
@@ -268,6 +441,18 @@ const decodeCursor = (cursor: string): number | undefined => {
 
 /**
  * Builds a kernel.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import * as Effect from "effect/Effect"
+ * import * as Kernel from "effect-mcp-runtime/Kernel"
+ * import * as Tool from "effect-mcp-runtime/Tool"
+ *
+ * const hello = Tool.make("hello", { description: "Says hello." }).pipe(Tool.handle(() => Effect.succeed("hi")))
+ * const register = Effect.flatMap(Kernel.make({ pageSize: 50 }), (kernel) => kernel.registerDynamic(hello))
+ * Effect.runSync(register) // => "app_hello"
+ * ```
  *
  * @category constructors
  * @since 0.1.0

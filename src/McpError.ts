@@ -14,6 +14,15 @@ import { ErrorCode, type JsonRpcErrorObject } from "./McpSchema.ts"
 /**
  * The message was not valid JSON (−32700). Sent with `id: null`.
  *
+ * **Example**
+ *
+ * ```ts
+ * import { ParseError, toJsonRpcError } from "effect-mcp-runtime/McpError"
+ *
+ * toJsonRpcError(new ParseError({ message: "Parse error" }))
+ * // => { code: -32700, message: "Parse error" }
+ * ```
+ *
  * @category errors
  * @since 0.1.0
  */
@@ -27,6 +36,14 @@ export class ParseError extends Schema.TaggedError<ParseError>()("ParseError", {
 /**
  * The message was JSON but not a valid JSON-RPC request, or was sent at a time
  * the protocol does not allow (−32600).
+ *
+ * **Example**
+ *
+ * ```ts
+ * import { InvalidRequest } from "effect-mcp-runtime/McpError"
+ *
+ * new InvalidRequest({ message: "Send initialize first" }).code // => -32600
+ * ```
  *
  * @category errors
  * @since 0.1.0
@@ -68,6 +85,16 @@ export class MethodNotFound extends Schema.TaggedError<MethodNotFound>()("Method
  * The params of a request were missing or of the wrong shape, or named
  * something that does not exist (an unknown tool, a bad cursor) (−32602).
  *
+ * **Example**
+ *
+ * ```ts
+ * import * as Effect from "effect/Effect"
+ * import { InvalidParams } from "effect-mcp-runtime/McpError"
+ *
+ * const unknownTool = (name: string) =>
+ *   Effect.fail(new InvalidParams({ message: `Unknown tool: ${name}`, data: { tool: name } }))
+ * ```
+ *
  * @category errors
  * @since 0.1.0
  */
@@ -83,6 +110,15 @@ export class InvalidParams extends Schema.TaggedError<InvalidParams>()("InvalidP
  * The server failed while handling the request (−32603). The client sees only
  * the correlation id; the cause is logged on stderr under the same id.
  *
+ * **Example**
+ *
+ * ```ts
+ * import { InternalError } from "effect-mcp-runtime/McpError"
+ *
+ * new InternalError({ correlationId: "1a2b3c4d-5" }).message
+ * // => "Internal error (correlation id 1a2b3c4d-5); the server log has the details"
+ * ```
+ *
  * @category errors
  * @since 0.1.0
  */
@@ -97,7 +133,16 @@ export class InternalError extends Schema.TaggedError<InternalError>()("Internal
 }
 
 /**
- * Every protocol error.
+ * Every protocol error, as a Schema.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import * as Schema from "effect/Schema"
+ * import { McpError, MethodNotFound } from "effect-mcp-runtime/McpError"
+ *
+ * Schema.is(McpError)(new MethodNotFound({ method: "nope" })) // => true
+ * ```
  *
  * @category errors
  * @since 0.1.0
@@ -105,6 +150,16 @@ export class InternalError extends Schema.TaggedError<InternalError>()("Internal
 export const McpError = Schema.Union([ParseError, InvalidRequest, MethodNotFound, InvalidParams, InternalError])
 
 /**
+ * Any one of the protocol errors.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import type { McpError } from "effect-mcp-runtime/McpError"
+ *
+ * const codeOf = (error: McpError): number => error.code
+ * ```
+ *
  * @category errors
  * @since 0.1.0
  */
@@ -144,6 +199,15 @@ export const toJsonRpcError = (error: McpError): JsonRpcErrorObject => {
 
 /**
  * Tells whether a value is one of the protocol errors.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import { isMcpError, ParseError } from "effect-mcp-runtime/McpError"
+ *
+ * isMcpError(new ParseError({ message: "Parse error" })) // => true
+ * isMcpError(new Error("boom")) // => false
+ * ```
  *
  * @category guards
  * @since 0.1.0

@@ -29,13 +29,23 @@ import * as Schema from "effect/Schema"
  * Schema.decodeUnknownSync(RequestId)(7) // => 7
  * ```
  *
- * @category json-rpc
+ * @category models
  * @since 0.1.0
  */
 export const RequestId = Schema.Union([Schema.String, Schema.Int])
 
 /**
- * @category json-rpc
+ * A JSON-RPC request id: a string or an integer.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import type { RequestId } from "effect-mcp-runtime/McpSchema"
+ *
+ * const ids: ReadonlyArray<RequestId> = ["req-1", 2]
+ * ```
+ *
+ * @category models
  * @since 0.1.0
  */
 export type RequestId = typeof RequestId.Type
@@ -43,7 +53,16 @@ export type RequestId = typeof RequestId.Type
 /**
  * Request or notification params: a JSON object.
  *
- * @category json-rpc
+ * **Example**
+ *
+ * ```ts
+ * import * as Schema from "effect/Schema"
+ * import { Params } from "effect-mcp-runtime/McpSchema"
+ *
+ * Schema.decodeUnknownSync(Params)({ cursor: "abc" }) // => { cursor: "abc" }
+ * ```
+ *
+ * @category models
  * @since 0.1.0
  */
 export const Params = Schema.Record(Schema.String, Schema.Unknown)
@@ -59,9 +78,10 @@ export const Params = Schema.Record(Schema.String, Schema.Unknown)
  * import { JsonRpcRequest } from "effect-mcp-runtime/McpSchema"
  *
  * Schema.decodeUnknownSync(JsonRpcRequest)({ jsonrpc: "2.0", id: 1, method: "ping" })
+ * // => { jsonrpc: "2.0", id: 1, method: "ping" }
  * ```
  *
- * @category json-rpc
+ * @category models
  * @since 0.1.0
  */
 export const JsonRpcRequest = Schema.Struct({
@@ -72,7 +92,17 @@ export const JsonRpcRequest = Schema.Struct({
 })
 
 /**
- * @category json-rpc
+ * A JSON-RPC request envelope.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import type { JsonRpcRequest } from "effect-mcp-runtime/McpSchema"
+ *
+ * const request: JsonRpcRequest = { jsonrpc: "2.0", id: 1, method: "tools/list", params: {} }
+ * ```
+ *
+ * @category models
  * @since 0.1.0
  */
 export type JsonRpcRequest = typeof JsonRpcRequest.Type
@@ -81,7 +111,16 @@ export type JsonRpcRequest = typeof JsonRpcRequest.Type
  * A JSON-RPC notification envelope: a request without an id. It never gets a
  * response.
  *
- * @category json-rpc
+ * **Example**
+ *
+ * ```ts
+ * import * as Schema from "effect/Schema"
+ * import { JsonRpcNotification } from "effect-mcp-runtime/McpSchema"
+ *
+ * Schema.decodeUnknownSync(JsonRpcNotification)({ jsonrpc: "2.0", method: "notifications/initialized" })
+ * ```
+ *
+ * @category models
  * @since 0.1.0
  */
 export const JsonRpcNotification = Schema.Struct({
@@ -91,7 +130,21 @@ export const JsonRpcNotification = Schema.Struct({
 })
 
 /**
- * @category json-rpc
+ * A JSON-RPC notification envelope.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import type { JsonRpcNotification } from "effect-mcp-runtime/McpSchema"
+ *
+ * const cancel: JsonRpcNotification = {
+ *   jsonrpc: "2.0",
+ *   method: "notifications/cancelled",
+ *   params: { requestId: 1 }
+ * }
+ * ```
+ *
+ * @category models
  * @since 0.1.0
  */
 export type JsonRpcNotification = typeof JsonRpcNotification.Type
@@ -99,7 +152,17 @@ export type JsonRpcNotification = typeof JsonRpcNotification.Type
 /**
  * The `error` member of a JSON-RPC error response.
  *
- * @category json-rpc
+ * **Example**
+ *
+ * ```ts
+ * import * as Schema from "effect/Schema"
+ * import { JsonRpcErrorObject } from "effect-mcp-runtime/McpSchema"
+ *
+ * Schema.decodeUnknownSync(JsonRpcErrorObject)({ code: -32601, message: "Method not found" })
+ * // => { code: -32601, message: "Method not found" }
+ * ```
+ *
+ * @category models
  * @since 0.1.0
  */
 export const JsonRpcErrorObject = Schema.Struct({
@@ -109,7 +172,17 @@ export const JsonRpcErrorObject = Schema.Struct({
 })
 
 /**
- * @category json-rpc
+ * The `error` member of a JSON-RPC error response.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import type { JsonRpcErrorObject } from "effect-mcp-runtime/McpSchema"
+ *
+ * const error: JsonRpcErrorObject = { code: -32602, message: "Invalid params", data: { field: "name" } }
+ * ```
+ *
+ * @category models
  * @since 0.1.0
  */
 export type JsonRpcErrorObject = typeof JsonRpcErrorObject.Type
@@ -118,7 +191,17 @@ export type JsonRpcErrorObject = typeof JsonRpcErrorObject.Type
  * A JSON-RPC response: exactly one of `result` or `error`. A peer sends these in
  * answer to requests the server made; the runtime accepts them on the wire.
  *
- * @category json-rpc
+ * **Example**
+ *
+ * ```ts
+ * import * as Schema from "effect/Schema"
+ * import { JsonRpcResponse } from "effect-mcp-runtime/McpSchema"
+ *
+ * Schema.decodeUnknownSync(JsonRpcResponse)({ jsonrpc: "2.0", id: 1, result: {} })
+ * // => { jsonrpc: "2.0", id: 1, result: {} }
+ * ```
+ *
+ * @category models
  * @since 0.1.0
  */
 export const JsonRpcResponse = Schema.Union([
@@ -127,7 +210,17 @@ export const JsonRpcResponse = Schema.Union([
 ])
 
 /**
- * @category json-rpc
+ * A JSON-RPC response, with a `result` or an `error`.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import type { JsonRpcResponse } from "effect-mcp-runtime/McpSchema"
+ *
+ * const response: JsonRpcResponse = { jsonrpc: "2.0", id: null, error: { code: -32700, message: "Parse error" } }
+ * ```
+ *
+ * @category models
  * @since 0.1.0
  */
 export type JsonRpcResponse = typeof JsonRpcResponse.Type
@@ -135,13 +228,32 @@ export type JsonRpcResponse = typeof JsonRpcResponse.Type
 /**
  * Any single JSON-RPC message.
  *
- * @category json-rpc
+ * **Example**
+ *
+ * ```ts
+ * import * as Schema from "effect/Schema"
+ * import { JsonRpcMessage } from "effect-mcp-runtime/McpSchema"
+ *
+ * Schema.is(JsonRpcMessage)({ jsonrpc: "2.0", id: 1, method: "ping" }) // => true
+ * ```
+ *
+ * @category models
  * @since 0.1.0
  */
 export const JsonRpcMessage = Schema.Union([JsonRpcRequest, JsonRpcNotification, JsonRpcResponse])
 
 /**
- * @category json-rpc
+ * Any single JSON-RPC message: a request, a notification or a response.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import type { JsonRpcMessage } from "effect-mcp-runtime/McpSchema"
+ *
+ * const isRequest = (message: JsonRpcMessage): boolean => "method" in message && "id" in message
+ * ```
+ *
+ * @category models
  * @since 0.1.0
  */
 export type JsonRpcMessage = typeof JsonRpcMessage.Type
@@ -149,7 +261,15 @@ export type JsonRpcMessage = typeof JsonRpcMessage.Type
 /**
  * The standard JSON-RPC 2.0 error codes, plus the MCP ones the runtime emits.
  *
- * @category json-rpc
+ * **Example**
+ *
+ * ```ts
+ * import { ErrorCode } from "effect-mcp-runtime/McpSchema"
+ *
+ * ErrorCode.MethodNotFound // => -32601
+ * ```
+ *
+ * @category constants
  * @since 0.1.0
  */
 export const ErrorCode = {
@@ -167,7 +287,17 @@ export const ErrorCode = {
 /**
  * The name and version of an MCP implementation (`clientInfo`, `serverInfo`).
  *
- * @category mcp
+ * **Example**
+ *
+ * ```ts
+ * import * as Schema from "effect/Schema"
+ * import { Implementation } from "effect-mcp-runtime/McpSchema"
+ *
+ * Schema.decodeUnknownSync(Implementation)({ name: "inspector", version: "1.0.0" })
+ * // => { name: "inspector", version: "1.0.0" }
+ * ```
+ *
+ * @category models
  * @since 0.1.0
  */
 export const Implementation = Schema.Struct({
@@ -177,7 +307,17 @@ export const Implementation = Schema.Struct({
 })
 
 /**
- * @category mcp
+ * The name, version and optional title of an MCP implementation.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import type { Implementation } from "effect-mcp-runtime/McpSchema"
+ *
+ * const serverInfo: Implementation = { name: "notes", version: "1.2.0", title: "Notes" }
+ * ```
+ *
+ * @category models
  * @since 0.1.0
  */
 export type Implementation = typeof Implementation.Type
@@ -187,13 +327,32 @@ export type Implementation = typeof Implementation.Type
  * runtime reads the members it knows (`roots`, `sampling`, `elicitation`) and
  * keeps the rest.
  *
- * @category mcp
+ * **Example**
+ *
+ * ```ts
+ * import * as Schema from "effect/Schema"
+ * import { ClientCapabilities } from "effect-mcp-runtime/McpSchema"
+ *
+ * Schema.decodeUnknownSync(ClientCapabilities)({ roots: { listChanged: true } }) // => { roots: { listChanged: true } }
+ * ```
+ *
+ * @category models
  * @since 0.1.0
  */
 export const ClientCapabilities = Schema.Record(Schema.String, Schema.Unknown)
 
 /**
- * @category mcp
+ * What a client declared it supports: an open JSON object.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import type { ClientCapabilities } from "effect-mcp-runtime/McpSchema"
+ *
+ * const supportsRoots = (capabilities: ClientCapabilities): boolean => capabilities.roots !== undefined
+ * ```
+ *
+ * @category models
  * @since 0.1.0
  */
 export type ClientCapabilities = typeof ClientCapabilities.Type
@@ -201,7 +360,20 @@ export type ClientCapabilities = typeof ClientCapabilities.Type
 /**
  * The params of `initialize`.
  *
- * @category mcp
+ * **Example**
+ *
+ * ```ts
+ * import * as Schema from "effect/Schema"
+ * import { InitializeParams } from "effect-mcp-runtime/McpSchema"
+ *
+ * Schema.decodeUnknownSync(InitializeParams)({
+ *   protocolVersion: "2025-06-18",
+ *   capabilities: {},
+ *   clientInfo: { name: "inspector", version: "1.0.0" }
+ * })
+ * ```
+ *
+ * @category models
  * @since 0.1.0
  */
 export const InitializeParams = Schema.Struct({
@@ -211,7 +383,21 @@ export const InitializeParams = Schema.Struct({
 })
 
 /**
- * @category mcp
+ * The params of `initialize`, decoded.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import type { InitializeParams } from "effect-mcp-runtime/McpSchema"
+ *
+ * const params: InitializeParams = {
+ *   protocolVersion: "2025-11-25",
+ *   capabilities: { roots: {} },
+ *   clientInfo: { name: "inspector", version: "1.0.0" }
+ * }
+ * ```
+ *
+ * @category models
  * @since 0.1.0
  */
 export type InitializeParams = typeof InitializeParams.Type
@@ -219,7 +405,15 @@ export type InitializeParams = typeof InitializeParams.Type
 /**
  * What the server advertises in its `initialize` result.
  *
- * @category mcp
+ * **Example**
+ *
+ * ```ts
+ * import type { ServerCapabilities } from "effect-mcp-runtime/McpSchema"
+ *
+ * const capabilities: ServerCapabilities = { tools: { listChanged: true } }
+ * ```
+ *
+ * @category models
  * @since 0.1.0
  */
 export interface ServerCapabilities {
@@ -234,7 +428,19 @@ export interface ServerCapabilities {
 /**
  * The result of `initialize`.
  *
- * @category mcp
+ * **Example**
+ *
+ * ```ts
+ * import type { InitializeResult } from "effect-mcp-runtime/McpSchema"
+ *
+ * const result: InitializeResult = {
+ *   protocolVersion: "2025-06-18",
+ *   capabilities: { tools: { listChanged: true } },
+ *   serverInfo: { name: "effect-mcp-runtime", version: "0.1.0" }
+ * }
+ * ```
+ *
+ * @category models
  * @since 0.1.0
  */
 export interface InitializeResult {
@@ -247,7 +453,16 @@ export interface InitializeResult {
 /**
  * The params of the paginated list methods (`tools/list`, …).
  *
- * @category mcp
+ * **Example**
+ *
+ * ```ts
+ * import * as Schema from "effect/Schema"
+ * import { PaginatedParams } from "effect-mcp-runtime/McpSchema"
+ *
+ * Schema.decodeUnknownSync(PaginatedParams)({ cursor: "bzox" }) // => { cursor: "bzox" }
+ * ```
+ *
+ * @category models
  * @since 0.1.0
  */
 export const PaginatedParams = Schema.Struct({
@@ -257,7 +472,17 @@ export const PaginatedParams = Schema.Struct({
 /**
  * The params of `tools/call`.
  *
- * @category mcp
+ * **Example**
+ *
+ * ```ts
+ * import * as Schema from "effect/Schema"
+ * import { CallToolParams } from "effect-mcp-runtime/McpSchema"
+ *
+ * Schema.decodeUnknownSync(CallToolParams)({ name: "system_echo", arguments: { text: "hi" } })
+ * // => { name: "system_echo", arguments: { text: "hi" } }
+ * ```
+ *
+ * @category models
  * @since 0.1.0
  */
 export const CallToolParams = Schema.Struct({
@@ -266,7 +491,17 @@ export const CallToolParams = Schema.Struct({
 })
 
 /**
- * @category mcp
+ * The params of `tools/call`, decoded.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import type { CallToolParams } from "effect-mcp-runtime/McpSchema"
+ *
+ * const call: CallToolParams = { name: "system_time", arguments: { timeZone: "UTC" } }
+ * ```
+ *
+ * @category models
  * @since 0.1.0
  */
 export type CallToolParams = typeof CallToolParams.Type
@@ -274,7 +509,17 @@ export type CallToolParams = typeof CallToolParams.Type
 /**
  * The params of `notifications/cancelled`.
  *
- * @category mcp
+ * **Example**
+ *
+ * ```ts
+ * import * as Schema from "effect/Schema"
+ * import { CancelledParams } from "effect-mcp-runtime/McpSchema"
+ *
+ * Schema.decodeUnknownSync(CancelledParams)({ requestId: 3, reason: "user aborted" })
+ * // => { requestId: 3, reason: "user aborted" }
+ * ```
+ *
+ * @category models
  * @since 0.1.0
  */
 export const CancelledParams = Schema.Struct({
@@ -289,7 +534,17 @@ export const CancelledParams = Schema.Struct({
 /**
  * Optional hints on content: who it is for and how important it is.
  *
- * @category content
+ * **Example**
+ *
+ * ```ts
+ * import * as Schema from "effect/Schema"
+ * import { Annotations } from "effect-mcp-runtime/McpSchema"
+ *
+ * Schema.decodeUnknownSync(Annotations)({ audience: ["user"], priority: 0.5 })
+ * // => { audience: ["user"], priority: 0.5 }
+ * ```
+ *
+ * @category models
  * @since 0.1.0
  */
 export const Annotations = Schema.Struct({
@@ -299,13 +554,34 @@ export const Annotations = Schema.Struct({
 })
 
 /**
- * @category content
+ * Optional hints on content: audience, priority and last modification.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import type { Annotations } from "effect-mcp-runtime/McpSchema"
+ *
+ * const annotations: Annotations = { audience: ["assistant"], priority: 1 }
+ * ```
+ *
+ * @category models
  * @since 0.1.0
  */
 export type Annotations = typeof Annotations.Type
 
 /**
- * @category content
+ * A text content block.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import * as Schema from "effect/Schema"
+ * import { TextContent } from "effect-mcp-runtime/McpSchema"
+ *
+ * Schema.decodeUnknownSync(TextContent)({ type: "text", text: "hi" }) // => { type: "text", text: "hi" }
+ * ```
+ *
+ * @category models
  * @since 0.1.0
  */
 export const TextContent = Schema.Struct({
@@ -315,13 +591,34 @@ export const TextContent = Schema.Struct({
 })
 
 /**
- * @category content
+ * A text content block.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import type { TextContent } from "effect-mcp-runtime/McpSchema"
+ *
+ * const block: TextContent = { type: "text", text: "Saved notes.md" }
+ * ```
+ *
+ * @category models
  * @since 0.1.0
  */
 export type TextContent = typeof TextContent.Type
 
 /**
- * @category content
+ * An image content block: base64 `data` and its MIME type.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import * as Schema from "effect/Schema"
+ * import { ImageContent } from "effect-mcp-runtime/McpSchema"
+ *
+ * Schema.decodeUnknownSync(ImageContent)({ type: "image", data: "iVBORw0KGgo=", mimeType: "image/png" })
+ * ```
+ *
+ * @category models
  * @since 0.1.0
  */
 export const ImageContent = Schema.Struct({
@@ -332,13 +629,34 @@ export const ImageContent = Schema.Struct({
 })
 
 /**
- * @category content
+ * An image content block.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import type { ImageContent } from "effect-mcp-runtime/McpSchema"
+ *
+ * const block: ImageContent = { type: "image", data: "iVBORw0KGgo=", mimeType: "image/png" }
+ * ```
+ *
+ * @category models
  * @since 0.1.0
  */
 export type ImageContent = typeof ImageContent.Type
 
 /**
- * @category content
+ * An audio content block: base64 `data` and its MIME type (protocol 2025-03-26 and later).
+ *
+ * **Example**
+ *
+ * ```ts
+ * import * as Schema from "effect/Schema"
+ * import { AudioContent } from "effect-mcp-runtime/McpSchema"
+ *
+ * Schema.decodeUnknownSync(AudioContent)({ type: "audio", data: "UklGRg==", mimeType: "audio/wav" })
+ * ```
+ *
+ * @category models
  * @since 0.1.0
  */
 export const AudioContent = Schema.Struct({
@@ -349,7 +667,17 @@ export const AudioContent = Schema.Struct({
 })
 
 /**
- * @category content
+ * An audio content block.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import type { AudioContent } from "effect-mcp-runtime/McpSchema"
+ *
+ * const block: AudioContent = { type: "audio", data: "UklGRg==", mimeType: "audio/wav" }
+ * ```
+ *
+ * @category models
  * @since 0.1.0
  */
 export type AudioContent = typeof AudioContent.Type
@@ -357,7 +685,16 @@ export type AudioContent = typeof AudioContent.Type
 /**
  * A link to a resource the client may read (protocol 2025-06-18 and later).
  *
- * @category content
+ * **Example**
+ *
+ * ```ts
+ * import * as Schema from "effect/Schema"
+ * import { ResourceLink } from "effect-mcp-runtime/McpSchema"
+ *
+ * Schema.decodeUnknownSync(ResourceLink)({ type: "resource_link", uri: "file:///notes.md", name: "notes.md" })
+ * ```
+ *
+ * @category models
  * @since 0.1.0
  */
 export const ResourceLink = Schema.Struct({
@@ -372,7 +709,17 @@ export const ResourceLink = Schema.Struct({
 })
 
 /**
- * @category content
+ * A link to a resource the client may read.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import type { ResourceLink } from "effect-mcp-runtime/McpSchema"
+ *
+ * const link: ResourceLink = { type: "resource_link", uri: "file:///notes.md", name: "notes.md" }
+ * ```
+ *
+ * @category models
  * @since 0.1.0
  */
 export type ResourceLink = typeof ResourceLink.Type
@@ -380,7 +727,17 @@ export type ResourceLink = typeof ResourceLink.Type
 /**
  * The contents of a resource, as text or as base64 data.
  *
- * @category content
+ * **Example**
+ *
+ * ```ts
+ * import * as Schema from "effect/Schema"
+ * import { ResourceContents } from "effect-mcp-runtime/McpSchema"
+ *
+ * Schema.decodeUnknownSync(ResourceContents)({ uri: "file:///a.txt", text: "hello" })
+ * // => { uri: "file:///a.txt", text: "hello" }
+ * ```
+ *
+ * @category models
  * @since 0.1.0
  */
 export const ResourceContents = Schema.Union([
@@ -389,7 +746,17 @@ export const ResourceContents = Schema.Union([
 ])
 
 /**
- * @category content
+ * The contents of a resource: `text`, or base64 data in `blob`.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import type { ResourceContents } from "effect-mcp-runtime/McpSchema"
+ *
+ * const logo: ResourceContents = { uri: "file:///logo.png", mimeType: "image/png", blob: "iVBORw0KGgo=" }
+ * ```
+ *
+ * @category models
  * @since 0.1.0
  */
 export type ResourceContents = typeof ResourceContents.Type
@@ -397,7 +764,16 @@ export type ResourceContents = typeof ResourceContents.Type
 /**
  * A resource embedded in a result.
  *
- * @category content
+ * **Example**
+ *
+ * ```ts
+ * import * as Schema from "effect/Schema"
+ * import { EmbeddedResource } from "effect-mcp-runtime/McpSchema"
+ *
+ * Schema.decodeUnknownSync(EmbeddedResource)({ type: "resource", resource: { uri: "file:///a.txt", text: "hello" } })
+ * ```
+ *
+ * @category models
  * @since 0.1.0
  */
 export const EmbeddedResource = Schema.Struct({
@@ -407,7 +783,17 @@ export const EmbeddedResource = Schema.Struct({
 })
 
 /**
- * @category content
+ * A resource embedded in a result.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import type { EmbeddedResource } from "effect-mcp-runtime/McpSchema"
+ *
+ * const embedded: EmbeddedResource = { type: "resource", resource: { uri: "file:///a.txt", text: "hello" } }
+ * ```
+ *
+ * @category models
  * @since 0.1.0
  */
 export type EmbeddedResource = typeof EmbeddedResource.Type
@@ -415,13 +801,35 @@ export type EmbeddedResource = typeof EmbeddedResource.Type
 /**
  * Any content block a tool result or prompt message may carry.
  *
- * @category content
+ * **Example**
+ *
+ * ```ts
+ * import * as Schema from "effect/Schema"
+ * import { ContentBlock } from "effect-mcp-runtime/McpSchema"
+ *
+ * Schema.is(ContentBlock)({ type: "text", text: "hi" }) // => true
+ * ```
+ *
+ * @category models
  * @since 0.1.0
  */
 export const ContentBlock = Schema.Union([TextContent, ImageContent, AudioContent, ResourceLink, EmbeddedResource])
 
 /**
- * @category content
+ * Any content block: text, image, audio, resource link or embedded resource.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import type { ContentBlock } from "effect-mcp-runtime/McpSchema"
+ *
+ * const blocks: ReadonlyArray<ContentBlock> = [
+ *   { type: "text", text: "Here is the chart." },
+ *   { type: "image", data: "iVBORw0KGgo=", mimeType: "image/png" }
+ * ]
+ * ```
+ *
+ * @category models
  * @since 0.1.0
  */
 export type ContentBlock = typeof ContentBlock.Type
@@ -433,7 +841,17 @@ export type ContentBlock = typeof ContentBlock.Type
 /**
  * Hints about a tool's behaviour. Clients treat them as untrusted.
  *
- * @category tools
+ * **Example**
+ *
+ * ```ts
+ * import * as Schema from "effect/Schema"
+ * import { ToolAnnotations } from "effect-mcp-runtime/McpSchema"
+ *
+ * Schema.decodeUnknownSync(ToolAnnotations)({ readOnlyHint: true, openWorldHint: false })
+ * // => { readOnlyHint: true, openWorldHint: false }
+ * ```
+ *
+ * @category models
  * @since 0.1.0
  */
 export const ToolAnnotations = Schema.Struct({
@@ -445,7 +863,17 @@ export const ToolAnnotations = Schema.Struct({
 })
 
 /**
- * @category tools
+ * Hints about a tool's behaviour: title, read-only, destructive, idempotent, open-world.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import type { ToolAnnotations } from "effect-mcp-runtime/McpSchema"
+ *
+ * const hints: ToolAnnotations = { readOnlyHint: true, idempotentHint: true }
+ * ```
+ *
+ * @category models
  * @since 0.1.0
  */
 export type ToolAnnotations = typeof ToolAnnotations.Type
@@ -453,7 +881,15 @@ export type ToolAnnotations = typeof ToolAnnotations.Type
 /**
  * A JSON Schema object, as emitted in `inputSchema` / `outputSchema`.
  *
- * @category tools
+ * **Example**
+ *
+ * ```ts
+ * import type { JsonSchemaObject } from "effect-mcp-runtime/McpSchema"
+ *
+ * const schema: JsonSchemaObject = { type: "object", properties: { text: { type: "string" } }, required: ["text"] }
+ * ```
+ *
+ * @category models
  * @since 0.1.0
  */
 export interface JsonSchemaObject {
@@ -464,7 +900,19 @@ export interface JsonSchemaObject {
 /**
  * One entry of a `tools/list` result.
  *
- * @category tools
+ * **Example**
+ *
+ * ```ts
+ * import type { ToolDefinition } from "effect-mcp-runtime/McpSchema"
+ *
+ * const definition: ToolDefinition = {
+ *   name: "system_echo",
+ *   description: "Returns the given text unchanged.",
+ *   inputSchema: { type: "object", properties: { text: { type: "string" } } }
+ * }
+ * ```
+ *
+ * @category models
  * @since 0.1.0
  */
 export interface ToolDefinition {
@@ -479,7 +927,15 @@ export interface ToolDefinition {
 /**
  * The result of `tools/call`.
  *
- * @category tools
+ * **Example**
+ *
+ * ```ts
+ * import type { CallToolResult } from "effect-mcp-runtime/McpSchema"
+ *
+ * const result: CallToolResult = { content: [{ type: "text", text: "3" }], structuredContent: { sum: 3 } }
+ * ```
+ *
+ * @category models
  * @since 0.1.0
  */
 export interface CallToolResult {
@@ -493,7 +949,16 @@ export interface CallToolResult {
  * The `_meta` key under which an error result carries machine-readable
  * details: `{ code, suggestion?, correlationId? }`.
  *
- * @category tools
+ * **Example**
+ *
+ * ```ts
+ * import { type CallToolResult, errorMetaKey } from "effect-mcp-runtime/McpSchema"
+ *
+ * const errorDetails = (result: CallToolResult): unknown =>
+ *   result.isError === true ? result._meta?.[errorMetaKey] : undefined
+ * ```
+ *
+ * @category constants
  * @since 0.1.0
  */
 export const errorMetaKey = "effect-mcp-runtime/error"

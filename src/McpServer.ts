@@ -65,6 +65,17 @@ import { type Frame, Transport } from "./Transport.ts"
 /**
  * Options of {@link serve}.
  *
+ * **Example**
+ *
+ * ```ts
+ * import * as McpServer from "effect-mcp-runtime/McpServer"
+ * import { initialize } from "effect-mcp-runtime/methods/initialize"
+ * import { ping } from "effect-mcp-runtime/methods/ping"
+ *
+ * // a server that answers only the handshake and ping
+ * const options: McpServer.ServeOptions = { methods: [initialize, ping] }
+ * ```
+ *
  * @category models
  * @since 0.1.0
  */
@@ -76,6 +87,14 @@ export interface ServeOptions {
 /**
  * How long interrupted requests get to run their finalizers at shutdown
  * before the server stops waiting for them.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import * as McpServer from "effect-mcp-runtime/McpServer"
+ *
+ * McpServer.interruptWaitMs // => 2000
+ * ```
  *
  * @category constants
  * @since 0.1.0
@@ -95,6 +114,22 @@ const progressTokenOf = (params: { readonly [key: string]: unknown } | undefined
  * Serves one connection until its input ends, then drains. Requires the
  * transport and the kernel; every method handler's other needs (session,
  * request context) are provided here.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import * as Effect from "effect/Effect"
+ * import * as Kernel from "effect-mcp-runtime/Kernel"
+ * import * as McpServer from "effect-mcp-runtime/McpServer"
+ * import * as Transport from "effect-mcp-runtime/Transport"
+ *
+ * const pong = Effect.gen(function*() {
+ *   const { client, transport } = yield* Transport.makeMemory()
+ *   yield* Effect.forkChild(Effect.provideService(McpServer.serve(), Transport.Transport, transport))
+ *   yield* client.write('{"jsonrpc":"2.0","id":1,"method":"ping"}\n')
+ *   return yield* client.read // => '{"jsonrpc":"2.0","id":1,"result":{}}'
+ * }).pipe(Effect.provide(Kernel.layer()))
+ * ```
  *
  * @category running
  * @since 0.1.0

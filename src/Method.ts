@@ -34,6 +34,17 @@ import type { McpError } from "./McpError.ts"
  * Methods that serve cached results (`tools/list`) return it to avoid
  * re-serializing on every call.
  *
+ * **Example**
+ *
+ * ```ts
+ * import * as Effect from "effect/Effect"
+ * import * as Schema from "effect/Schema"
+ * import * as Method from "effect-mcp-runtime/Method"
+ *
+ * const cached = new Method.RawJson('{"items":[]}')
+ * const itemsList = Method.request("items/list", { params: Schema.Struct({}), handler: () => Effect.succeed(cached) })
+ * ```
+ *
  * @category models
  * @since 0.1.0
  */
@@ -46,6 +57,16 @@ export class RawJson {
 
 /**
  * A request handler.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import type * as Method from "effect-mcp-runtime/Method"
+ * import { ping } from "effect-mcp-runtime/methods/ping"
+ *
+ * const method: Method.Request = ping
+ * method.beforeInitialize // => true
+ * ```
  *
  * @category models
  * @since 0.1.0
@@ -65,6 +86,16 @@ export interface Request<R = any> {
  * A notification handler. Notifications never get a response; a handler's
  * failure is only logged.
  *
+ * **Example**
+ *
+ * ```ts
+ * import type * as Method from "effect-mcp-runtime/Method"
+ * import { initialized } from "effect-mcp-runtime/methods/notifications"
+ *
+ * const method: Method.Notification = initialized
+ * method.name // => "notifications/initialized"
+ * ```
+ *
  * @category models
  * @since 0.1.0
  */
@@ -77,6 +108,20 @@ export interface Notification<R = any> {
 
 /**
  * Declares a request handler.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import * as Effect from "effect/Effect"
+ * import * as Schema from "effect/Schema"
+ * import * as Method from "effect-mcp-runtime/Method"
+ *
+ * const echo = Method.request("debug/echo", {
+ *   params: Schema.Struct({ text: Schema.String }),
+ *   handler: ({ text }) => Effect.succeed({ text })
+ * })
+ * echo.decode({ text: 1 })._tag // => "Failure"
+ * ```
  *
  * @category constructors
  * @since 0.1.0
@@ -112,6 +157,19 @@ export const request = <P extends Schema.Top, A, R>(
 
 /**
  * Declares a notification handler.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import * as Effect from "effect/Effect"
+ * import * as Schema from "effect/Schema"
+ * import * as Method from "effect-mcp-runtime/Method"
+ *
+ * const progress = Method.notification("notifications/progress", {
+ *   params: Schema.Struct({ progressToken: Schema.Union([Schema.String, Schema.Number]), progress: Schema.Number }),
+ *   handler: ({ progress }) => Effect.logDebug("client progress", { progress })
+ * })
+ * ```
  *
  * @category constructors
  * @since 0.1.0

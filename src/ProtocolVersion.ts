@@ -8,6 +8,14 @@
 /**
  * Every revision the runtime implements, newest first.
  *
+ * **Example**
+ *
+ * ```ts
+ * import * as ProtocolVersion from "effect-mcp-runtime/ProtocolVersion"
+ *
+ * ProtocolVersion.supported.at(-1) // => "2024-11-05"
+ * ```
+ *
  * @category models
  * @since 0.1.0
  */
@@ -15,6 +23,14 @@ export const supported = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"
 
 /**
  * A protocol revision the runtime implements.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import type { ProtocolVersion } from "effect-mcp-runtime/ProtocolVersion"
+ *
+ * const version: ProtocolVersion = "2025-06-18"
+ * ```
  *
  * @category models
  * @since 0.1.0
@@ -25,6 +41,14 @@ export type ProtocolVersion = (typeof supported)[number]
  * The newest revision, offered when a client asks for one the runtime does not
  * know.
  *
+ * **Example**
+ *
+ * ```ts
+ * import * as ProtocolVersion from "effect-mcp-runtime/ProtocolVersion"
+ *
+ * ProtocolVersion.latest // => "2025-11-25"
+ * ```
+ *
  * @category constants
  * @since 0.1.0
  */
@@ -32,6 +56,15 @@ export const latest: ProtocolVersion = "2025-11-25"
 
 /**
  * Tells whether a version string names a supported revision.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import * as ProtocolVersion from "effect-mcp-runtime/ProtocolVersion"
+ *
+ * ProtocolVersion.isSupported("2025-06-18") // => true
+ * ProtocolVersion.isSupported("2025-01-01") // => false
+ * ```
  *
  * @category guards
  * @since 0.1.0
@@ -58,27 +91,56 @@ export const isSupported = (version: string): version is ProtocolVersion =>
 export const negotiate = (requested: string): ProtocolVersion => (isSupported(requested) ? requested : latest)
 
 /**
- * JSON-RPC batches are part of exactly one revision, 2025-03-26: it requires
- * servers to accept them; 2025-06-18 removed them again.
+ * Tells whether a revision accepts JSON-RPC batches. Batches are part of exactly
+ * one revision, 2025-03-26: it requires servers to accept them; 2025-06-18
+ * removed them again.
  *
- * @category features
+ * **Example**
+ *
+ * ```ts
+ * import * as ProtocolVersion from "effect-mcp-runtime/ProtocolVersion"
+ *
+ * ProtocolVersion.acceptsBatches("2025-03-26") // => true
+ * ProtocolVersion.acceptsBatches("2025-06-18") // => false
+ * ```
+ *
+ * @category guards
  * @since 0.1.0
  */
 export const acceptsBatches = (version: ProtocolVersion): boolean => version === "2025-03-26"
 
 /**
- * Tool annotations and audio content arrived in 2025-03-26.
+ * Tells whether a revision has tool annotations and audio content, which
+ * arrived in 2025-03-26.
  *
- * @category features
+ * **Example**
+ *
+ * ```ts
+ * import * as ProtocolVersion from "effect-mcp-runtime/ProtocolVersion"
+ *
+ * ProtocolVersion.hasToolAnnotations("2024-11-05") // => false
+ * ProtocolVersion.hasToolAnnotations("2025-03-26") // => true
+ * ```
+ *
+ * @category guards
  * @since 0.1.0
  */
 export const hasToolAnnotations = (version: ProtocolVersion): boolean => version >= "2025-03-26"
 
 /**
- * `title`, `outputSchema`, `structuredContent` and `resource_link` content
- * arrived in 2025-06-18.
+ * Tells whether a revision has `title`, `outputSchema`, `structuredContent` and
+ * `resource_link` content, which arrived in 2025-06-18.
  *
- * @category features
+ * **Example**
+ *
+ * ```ts
+ * import * as ProtocolVersion from "effect-mcp-runtime/ProtocolVersion"
+ *
+ * ProtocolVersion.hasStructuredContent("2025-03-26") // => false
+ * ProtocolVersion.hasStructuredContent("2025-11-25") // => true
+ * ```
+ *
+ * @category guards
  * @since 0.1.0
  */
 export const hasStructuredContent = (version: ProtocolVersion): boolean => version >= "2025-06-18"

@@ -10,6 +10,17 @@ import * as Layer from "effect/Layer"
 import { defaultMaxMessageBytes } from "./Transport.ts"
 
 /**
+ * The server's settings: its identity, its instructions to the model, and its
+ * limits.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import * as ServerConfig from "effect-mcp-runtime/ServerConfig"
+ *
+ * const config: ServerConfig.ServerConfigShape = { ...ServerConfig.ServerConfig.defaultValue(), name: "notes" }
+ * ```
+ *
  * @category models
  * @since 0.1.0
  */
@@ -30,6 +41,14 @@ export interface ServerConfigShape {
 
 /**
  * The package version, reported as `serverInfo.version` by default.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import * as ServerConfig from "effect-mcp-runtime/ServerConfig"
+ *
+ * ServerConfig.packageVersion // => "0.1.0"
+ * ```
  *
  * @category constants
  * @since 0.1.0

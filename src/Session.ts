@@ -15,6 +15,14 @@ import type { ProtocolVersion } from "./ProtocolVersion.ts"
  * has answered `initialize`; `notifications/initialized` then sets
  * `initializedNotified`.
  *
+ * **Example**
+ *
+ * ```ts
+ * import type * as Session from "effect-mcp-runtime/Session"
+ *
+ * const acceptsRequests = (phase: Session.Phase): boolean => phase === "ready"
+ * ```
+ *
  * @category models
  * @since 0.1.0
  */
@@ -22,6 +30,15 @@ export type Phase = "new" | "ready" | "closing"
 
 /**
  * The mutable state of a session. Only the server core writes it.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import * as Effect from "effect/Effect"
+ * import { Session } from "effect-mcp-runtime/Session"
+ *
+ * const negotiatedVersion = Effect.map(Effect.service(Session), (session) => session.state.protocolVersion)
+ * ```
  *
  * @category models
  * @since 0.1.0

@@ -40,13 +40,34 @@ import type {
 } from "./McpSchema.ts"
 
 /**
- * @category type ids
+ * The type id carried by every {@link Tool}.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import * as Tool from "effect-mcp-runtime/Tool"
+ *
+ * const hello = Tool.make("hello", { description: "Says hello." })
+ * hello[Tool.TypeId] // => "~effect-mcp-runtime/Tool"
+ * ```
+ *
+ * @category type IDs
  * @since 0.1.0
  */
 export const TypeId = "~effect-mcp-runtime/Tool"
 
 /**
- * @category type ids
+ * The type of {@link TypeId}.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import * as Tool from "effect-mcp-runtime/Tool"
+ *
+ * const id: Tool.TypeId = Tool.TypeId // "~effect-mcp-runtime/Tool"
+ * ```
+ *
+ * @category type IDs
  * @since 0.1.0
  */
 export type TypeId = typeof TypeId
@@ -54,6 +75,15 @@ export type TypeId = typeof TypeId
 /**
  * An object Schema usable as a tool's input or output: it must encode to a JSON
  * object.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import * as Schema from "effect/Schema"
+ * import type * as Tool from "effect-mcp-runtime/Tool"
+ *
+ * const input: Tool.ObjectSchema = Schema.Struct({ path: Schema.String })
+ * ```
  *
  * @category models
  * @since 0.1.0
@@ -63,6 +93,19 @@ export type ObjectSchema = Schema.Codec<any, { readonly [key: string]: any }, ne
 /**
  * A declared tool: its bare name, description, Schemas and annotations. It has
  * no behaviour until {@link handle} attaches a handler.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import * as Schema from "effect/Schema"
+ * import * as Tool from "effect-mcp-runtime/Tool"
+ *
+ * const search: Tool.Tool = Tool.make("search", {
+ *   description: "Searches the notes for a phrase.",
+ *   input: Schema.Struct({ query: Schema.String })
+ * })
+ * search.name // => "search"
+ * ```
  *
  * @category models
  * @since 0.1.0
@@ -86,6 +129,14 @@ export interface Tool<
  * What a handler of a tool without an output Schema may return: a string (one
  * text block), content blocks, or a whole result.
  *
+ * **Example**
+ *
+ * ```ts
+ * import * as Tool from "effect-mcp-runtime/Tool"
+ *
+ * const replies: ReadonlyArray<Tool.Reply> = ["plain text", Tool.text("one block"), Tool.errorResult("failed")]
+ * ```
+ *
  * @category models
  * @since 0.1.0
  */
@@ -95,6 +146,20 @@ export type Reply = string | ContentBlock | ReadonlyArray<ContentBlock> | CallTo
  * The value a tool's handler returns: the output Schema's type when the tool
  * has one, a {@link Reply} otherwise.
  *
+ * **Example**
+ *
+ * ```ts
+ * import * as Schema from "effect/Schema"
+ * import * as Tool from "effect-mcp-runtime/Tool"
+ *
+ * const sum = Tool.make("sum", {
+ *   description: "Adds numbers.",
+ *   input: Schema.Struct({ values: Schema.Array(Schema.Finite) }),
+ *   output: Schema.Struct({ total: Schema.Finite })
+ * })
+ * const result: Tool.Success<typeof sum> = { total: 3 }
+ * ```
+ *
  * @category models
  * @since 0.1.0
  */
@@ -102,6 +167,18 @@ export type Success<T extends Tool<any, any, any>> = T["output"] extends ObjectS
 
 /**
  * A tool's handler: decoded input in, an Effect of its {@link Success} out.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import * as Effect from "effect/Effect"
+ * import * as Schema from "effect/Schema"
+ * import * as Tool from "effect-mcp-runtime/Tool"
+ *
+ * const greet = Tool.make("greet", { description: "Greets someone.", input: Schema.Struct({ name: Schema.String }) })
+ * const greeting: Tool.Handler<typeof greet, never, never> = ({ name }) => Effect.succeed(`Hello, ${name}!`)
+ * const handled = Tool.handle(greet, greeting)
+ * ```
  *
  * @category models
  * @since 0.1.0
@@ -114,6 +191,17 @@ export type Handler<T extends Tool<any, any, any>, E, R> = (
  * A tool with its handler, ready to be listed by a capability. `R` is what the
  * handler needs: the capability layer must provide it (a missing service is a
  * compile error).
+ *
+ * **Example**
+ *
+ * ```ts
+ * import * as Effect from "effect/Effect"
+ * import * as Tool from "effect-mcp-runtime/Tool"
+ *
+ * const ping: Tool.Handled = Tool.make("ping", { description: "Answers pong." }).pipe(
+ *   Tool.handle(() => Effect.succeed("pong"))
+ * )
+ * ```
  *
  * @category models
  * @since 0.1.0
@@ -205,6 +293,19 @@ export const make = <
  * error's `message` (and `suggestion`, when it has one); a defect becomes an
  * `isError` "internal error" result and a log line with the correlation id.
  *
+ * **Example**
+ *
+ * ```ts
+ * import * as Effect from "effect/Effect"
+ * import * as Schema from "effect/Schema"
+ * import * as Tool from "effect-mcp-runtime/Tool"
+ *
+ * const greet = Tool.make("greet", { description: "Greets someone.", input: Schema.Struct({ name: Schema.String }) })
+ *
+ * const piped = greet.pipe(Tool.handle(({ name }) => Effect.succeed(`Hello, ${name}!`)))
+ * const direct = Tool.handle(greet, ({ name }) => Effect.fail(new Tool.ToolError({ message: `Who is ${name}?` })))
+ * ```
+ *
  * @category combinators
  * @since 0.1.0
  */
@@ -223,7 +324,15 @@ export const handle: {
 /**
  * A text content block.
  *
- * @category content
+ * **Example**
+ *
+ * ```ts
+ * import * as Tool from "effect-mcp-runtime/Tool"
+ *
+ * Tool.text("Saved.") // => { type: "text", text: "Saved." }
+ * ```
+ *
+ * @category constructors
  * @since 0.1.0
  */
 export const text = (value: string): TextContent => ({ type: "text", text: value })
@@ -231,7 +340,15 @@ export const text = (value: string): TextContent => ({ type: "text", text: value
 /**
  * An image content block from base64 data.
  *
- * @category content
+ * **Example**
+ *
+ * ```ts
+ * import * as Tool from "effect-mcp-runtime/Tool"
+ *
+ * Tool.image("iVBORw0KGgo=", "image/png") // => { type: "image", data: "iVBORw0KGgo=", mimeType: "image/png" }
+ * ```
+ *
+ * @category constructors
  * @since 0.1.0
  */
 export const image = (data: string, mimeType: string): ImageContent => ({ type: "image", data, mimeType })
@@ -239,7 +356,15 @@ export const image = (data: string, mimeType: string): ImageContent => ({ type: 
 /**
  * An audio content block from base64 data.
  *
- * @category content
+ * **Example**
+ *
+ * ```ts
+ * import * as Tool from "effect-mcp-runtime/Tool"
+ *
+ * Tool.audio("UklGRg==", "audio/wav") // => { type: "audio", data: "UklGRg==", mimeType: "audio/wav" }
+ * ```
+ *
+ * @category constructors
  * @since 0.1.0
  */
 export const audio = (data: string, mimeType: string): AudioContent => ({ type: "audio", data, mimeType })
@@ -255,7 +380,7 @@ export const audio = (data: string, mimeType: string): AudioContent => ({ type: 
  * Tool.resource({ uri: "file:///notes.md", mimeType: "text/markdown", text: "# Notes" })
  * ```
  *
- * @category content
+ * @category constructors
  * @since 0.1.0
  */
 export const resource = (contents: EmbeddedResource["resource"]): EmbeddedResource => ({
@@ -266,7 +391,16 @@ export const resource = (contents: EmbeddedResource["resource"]): EmbeddedResour
 /**
  * A link to a resource the client can read.
  *
- * @category content
+ * **Example**
+ *
+ * ```ts
+ * import * as Tool from "effect-mcp-runtime/Tool"
+ *
+ * Tool.resourceLink({ uri: "file:///notes.md", name: "notes.md" })
+ * // => { type: "resource_link", uri: "file:///notes.md", name: "notes.md" }
+ * ```
+ *
+ * @category constructors
  * @since 0.1.0
  */
 export const resourceLink = (link: Omit<ResourceLink, "type">): ResourceLink => ({ type: "resource_link", ...link })
@@ -274,7 +408,15 @@ export const resourceLink = (link: Omit<ResourceLink, "type">): ResourceLink => 
 /**
  * An error result, for handlers that return results rather than fail.
  *
- * @category content
+ * **Example**
+ *
+ * ```ts
+ * import * as Tool from "effect-mcp-runtime/Tool"
+ *
+ * Tool.errorResult("Nothing matched") // => { content: [{ type: "text", text: "Nothing matched" }], isError: true }
+ * ```
+ *
+ * @category constructors
  * @since 0.1.0
  */
 export const errorResult = (message: string): CallToolResult => ({ content: [text(message)], isError: true })

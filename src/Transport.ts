@@ -17,10 +17,34 @@ import * as Queue from "effect/Queue"
 import * as Stream from "effect/Stream"
 import { type Frame, LineFramer } from "./internal/LineFramer.ts"
 
+/**
+ * One framed message, or the report of a line that could not be one: too long
+ * (`Oversize`) or not valid UTF-8 (`InvalidText`).
+ *
+ * **Example**
+ *
+ * ```ts
+ * import type * as Transport from "effect-mcp-runtime/Transport"
+ *
+ * const describe = (frame: Transport.Frame): string =>
+ *   frame._tag === "Message" ? frame.text : `${frame._tag} line of ${frame.bytes} bytes`
+ * ```
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export type { Frame } from "./internal/LineFramer.ts"
 
 /**
  * The default maximum size of one incoming message: 4 MiB.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import * as Transport from "effect-mcp-runtime/Transport"
+ *
+ * Transport.defaultMaxMessageBytes // => 4194304
+ * ```
  *
  * @category constants
  * @since 0.1.0
@@ -29,6 +53,18 @@ export const defaultMaxMessageBytes = 4 * 1024 * 1024
 
 /**
  * A connection to one client.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import * as Effect from "effect/Effect"
+ * import * as Layer from "effect/Layer"
+ * import * as Stream from "effect/Stream"
+ * import { Transport } from "effect-mcp-runtime/Transport"
+ *
+ * // receives nothing and drops every message it is given
+ * const NullTransport = Layer.succeed(Transport, Transport.of({ frames: Stream.empty, send: () => Effect.void }))
+ * ```
  *
  * @category services
  * @since 0.1.0
@@ -91,6 +127,16 @@ export const frameLines = <E, R>(
 /**
  * The client side of an in-memory transport.
  *
+ * **Example**
+ *
+ * ```ts
+ * import * as Effect from "effect/Effect"
+ * import type * as Transport from "effect-mcp-runtime/Transport"
+ *
+ * const ping = (client: Transport.MemoryClient) =>
+ *   Effect.andThen(client.write('{"jsonrpc":"2.0","id":1,"method":"ping"}\n'), client.read)
+ * ```
+ *
  * @category models
  * @since 0.1.0
  */
@@ -108,6 +154,21 @@ export interface MemoryClient {
 /**
  * Builds an in-memory transport and its client side. Messages written by the
  * client go through the same line framing as stdio.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import * as Effect from "effect/Effect"
+ * import * as Stream from "effect/Stream"
+ * import * as Transport from "effect-mcp-runtime/Transport"
+ *
+ * const frames = Effect.gen(function*() {
+ *   const { client, transport } = yield* Transport.makeMemory({ maxMessageBytes: 1024 })
+ *   yield* client.write('{"jsonrpc":"2.0","id":1,"method":"ping"}\n')
+ *   yield* client.close
+ *   return yield* Stream.runCollect(transport.frames)
+ * }) // succeeds with [{ _tag: "Message", text: '{"jsonrpc":"2.0","id":1,"method":"ping"}' }]
+ * ```
  *
  * @category constructors
  * @since 0.1.0

@@ -9,7 +9,20 @@ import * as Schema from "effect/Schema"
 import * as Tool from "../../src/Tool.ts"
 
 /**
- * @category tools
+ * The `echo` tool, published as `system_echo`: returns its `text` unchanged.
+ *
+ * It is not re-exported by the package; it is reached through `SystemCapability`.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import * as Effect from "effect/Effect"
+ * import { echo } from "./capabilities/system/echo.ts"
+ *
+ * Effect.runSync(echo.handler({ text: "hi" })) // => { text: "hi" }
+ * ```
+ *
+ * @category constants
  * @since 0.1.0
  */
 export const echo = Tool.make("echo", {

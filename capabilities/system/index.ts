@@ -16,11 +16,17 @@ import { time } from "./time.ts"
  * **Example**
  *
  * ```ts
+ * import * as Effect from "effect/Effect"
+ * import * as Layer from "effect/Layer"
+ * import * as Kernel from "effect-mcp-runtime/Kernel"
+ * import * as McpServer from "effect-mcp-runtime/McpServer"
  * import { SystemCapability } from "effect-mcp-runtime/capabilities/system"
- * // provide it, with a Kernel, to McpServer.serve()
+ *
+ * // the capability registers with the same Kernel the server reads
+ * const serveSystem = McpServer.serve().pipe(Effect.provide(SystemCapability.pipe(Layer.provideMerge(Kernel.layer()))))
  * ```
  *
- * @category capabilities
+ * @category layers
  * @since 0.1.0
  */
 export const SystemCapability = Capability.make(

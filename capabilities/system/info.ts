@@ -19,7 +19,20 @@ const CapabilitySummary = Schema.Struct({
 })
 
 /**
- * @category tools
+ * The `info` tool, published as `system_info`: the server's identity, the
+ * negotiated protocol version, its root, its runtime and every capability.
+ *
+ * It is not re-exported by the package; it is reached through `SystemCapability`.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import { info } from "./capabilities/system/info.ts"
+ *
+ * info.tool.title // => "Server information"
+ * ```
+ *
+ * @category constants
  * @since 0.1.0
  */
 export const info = Tool.make("info", {

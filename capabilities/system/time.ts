@@ -11,7 +11,21 @@ import * as Tool from "../../src/Tool.ts"
 const isTimeZone = (zone: string): boolean => Intl.supportedValuesOf("timeZone").includes(zone) || zone === "UTC"
 
 /**
- * @category tools
+ * The `time` tool, published as `system_time`: the current instant in UTC and
+ * the wall-clock time in an IANA time zone (default UTC).
+ *
+ * It is not re-exported by the package; it is reached through `SystemCapability`.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import * as Effect from "effect/Effect"
+ * import { time } from "./capabilities/system/time.ts"
+ *
+ * Effect.runSync(Effect.flip(time.handler({ timeZone: "Mars/Olympus" }))) // ToolError with code "unknown_time_zone"
+ * ```
+ *
+ * @category constants
  * @since 0.1.0
  */
 export const time = Tool.make("time", {

@@ -15,7 +15,16 @@ import { toolsList } from "./toolsList.ts"
 /**
  * The default method table.
  *
- * @category methods
+ * **Example**
+ *
+ * ```ts
+ * import { defaultMethods } from "effect-mcp-runtime/methods/index"
+ *
+ * defaultMethods.map((method) => method.name)
+ * // => ["initialize", "ping", "tools/list", "tools/call", "notifications/initialized", "notifications/cancelled"]
+ * ```
+ *
+ * @category constants
  * @since 0.1.0
  */
 export const defaultMethods: ReadonlyArray<Method.Request | Method.Notification> = [

@@ -17,7 +17,18 @@ import { Session } from "../Session.ts"
  * otherwise), the server's identity and instructions, and the capabilities of
  * what is actually registered.
  *
- * @category methods
+ * **Example**
+ *
+ * ```ts
+ * import * as McpServer from "effect-mcp-runtime/McpServer"
+ * import { initialize } from "effect-mcp-runtime/methods/initialize"
+ * import { ping } from "effect-mcp-runtime/methods/ping"
+ *
+ * // a server that answers only the handshake and ping
+ * const minimal = McpServer.serve({ methods: [initialize, ping] })
+ * ```
+ *
+ * @category constants
  * @since 0.1.0
  */
 export const initialize = Method.request("initialize", {

@@ -13,7 +13,15 @@ import { Session } from "../Session.ts"
  * `notifications/initialized`: the client is ready for server-initiated
  * messages.
  *
- * @category methods
+ * **Example**
+ *
+ * ```ts
+ * import { initialized } from "effect-mcp-runtime/methods/notifications"
+ *
+ * initialized.decode({})._tag // => "Success"
+ * ```
+ *
+ * @category constants
  * @since 0.1.0
  */
 export const initialized = Method.notification("notifications/initialized", {
@@ -29,7 +37,18 @@ export const initialized = Method.notification("notifications/initialized", {
  * is. No response is sent for it. Unknown or finished ids, and `initialize`,
  * are ignored.
  *
- * @category methods
+ * **Example**
+ *
+ * ```ts
+ * import * as McpServer from "effect-mcp-runtime/McpServer"
+ * import { defaultMethods } from "effect-mcp-runtime/methods/index"
+ * import { cancelled } from "effect-mcp-runtime/methods/notifications"
+ *
+ * // a server whose requests cannot be cancelled by the client
+ * const uncancellable = McpServer.serve({ methods: defaultMethods.filter((method) => method !== cancelled) })
+ * ```
+ *
+ * @category constants
  * @since 0.1.0
  */
 export const cancelled = Method.notification("notifications/cancelled", {

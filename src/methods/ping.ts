@@ -10,7 +10,16 @@ import * as Method from "../Method.ts"
 /**
  * Answers `{}`.
  *
- * @category methods
+ * **Example**
+ *
+ * ```ts
+ * import * as Effect from "effect/Effect"
+ * import { ping } from "effect-mcp-runtime/methods/ping"
+ *
+ * Effect.runSync(ping.handler({})) // => {}
+ * ```
+ *
+ * @category constants
  * @since 0.1.0
  */
 export const ping = Method.request("ping", {

@@ -37,7 +37,16 @@ const shapeFor = (result: CallToolResult, version: ProtocolVersion.ProtocolVersi
  * tool is a −32602 protocol error; everything that goes wrong inside the tool
  * is an `isError: true` result.
  *
- * @category methods
+ * **Example**
+ *
+ * ```ts
+ * import { toolsCall } from "effect-mcp-runtime/methods/toolsCall"
+ *
+ * toolsCall.decode({ name: "system_echo", arguments: { text: "hi" } })._tag // => "Success"
+ * toolsCall.decode({ name: 42 })._tag // => "Failure"
+ * ```
+ *
+ * @category constants
  * @since 0.1.0
  */
 export const toolsCall = Method.request("tools/call", {

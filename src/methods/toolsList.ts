@@ -13,7 +13,16 @@ import { RequestContext } from "../RequestContext.ts"
  * Serves a page of tool definitions shaped for the session's protocol
  * revision. Pages are serialized once and reused until the registry changes.
  *
- * @category methods
+ * **Example**
+ *
+ * ```ts
+ * import { toolsList } from "effect-mcp-runtime/methods/toolsList"
+ *
+ * toolsList.decode({ cursor: "bzox" })._tag // => "Success"
+ * toolsList.decode({ cursor: 1 })._tag // => "Failure"
+ * ```
+ *
+ * @category constants
  * @since 0.1.0
  */
 export const toolsList = Method.request("tools/list", {
