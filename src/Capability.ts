@@ -107,7 +107,7 @@ export type RequestServices = RequestContext | Session
  * @category constructors
  * @since 0.1.0
  */
-export const make = <R, E, RB>(
+export const make = <R = never, E = never, RB = never>(
   info: CapabilityInfo,
   build: Effect.Effect<Contents<R>, E, RB>
 ): Layer.Layer<never, E | KernelError, Kernel | RB | Exclude<R, RequestServices>> =>

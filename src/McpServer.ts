@@ -79,9 +79,13 @@ import { type Frame, Transport } from "./Transport.ts"
  * @category models
  * @since 0.1.0
  */
-export interface ServeOptions {
-  /** The method table (default: every method in `src/methods`). */
-  readonly methods?: ReadonlyArray<Method.Request | Method.Notification> | undefined
+export interface ServeOptions<Methods extends ReadonlyArray<Method.Any> = ReadonlyArray<Method.Any>> {
+  /**
+   * The method table (default: every method in `src/methods`). What its
+   * handlers need, beyond the session and request context the server
+   * provides, becomes a requirement of {@link serve}.
+   */
+  readonly methods?: Methods | undefined
 }
 
 /**
@@ -134,7 +138,13 @@ const progressTokenOf = (params: { readonly [key: string]: unknown } | undefined
  * @category running
  * @since 0.1.0
  */
-export const serve = (options: ServeOptions = {}): Effect.Effect<void, never, Transport | Kernel> =>
+export const serve = <const Methods extends ReadonlyArray<Method.Any> = typeof defaultMethods>(
+  options: ServeOptions<Methods> = {}
+): Effect.Effect<
+  void,
+  never,
+  Transport | Kernel | Exclude<Method.Requirements<Methods[number]>, Session | RequestContext>
+> =>
   Effect.scoped(
     Effect.gen(function* () {
       const transport = yield* Transport
@@ -142,9 +152,11 @@ export const serve = (options: ServeOptions = {}): Effect.Effect<void, never, Tr
       const config = yield* ServerConfig
       const send = transport.send
 
-      const requests = new Map<string, Method.Request>()
-      const notifications = new Map<string, Method.Notification>()
-      for (const method of options.methods ?? defaultMethods) {
+      const requests = new Map<string, Method.Request<any>>()
+      const notifications = new Map<string, Method.Notification<any>>()
+      for (const method of (options.methods ?? defaultMethods) as ReadonlyArray<
+        Method.Request<any> | Method.Notification<any>
+      >) {
         if (method._tag === "Request") requests.set(method.name, method)
         else notifications.set(method.name, method)
       }

@@ -107,6 +107,40 @@ export interface Notification<R = any> {
 }
 
 /**
+ * Any request or notification handler.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import type * as Method from "effect-mcp-runtime/Method"
+ * import { defaultMethods } from "effect-mcp-runtime/methods/index"
+ *
+ * const table: ReadonlyArray<Method.Any> = defaultMethods
+ * ```
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export type Any = Request<any> | Notification<any>
+
+/**
+ * The services a handler needs.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import type * as Method from "effect-mcp-runtime/Method"
+ * import { toolsCall } from "effect-mcp-runtime/methods/toolsCall"
+ *
+ * type Needs = Method.Requirements<typeof toolsCall> // Kernel | RequestContext
+ * ```
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export type Requirements<M> = M extends Request<infer R> ? R : M extends Notification<infer R> ? R : never
+
+/**
  * Declares a request handler.
  *
  * **Example**

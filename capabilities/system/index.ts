@@ -37,3 +37,24 @@ export const SystemCapability = Capability.make(
   },
   Effect.succeed({ tools: [info, time, echo] })
 )
+
+export {
+  /**
+   * `system_echo`.
+   *
+   * @since 0.1.0
+   */
+  echo,
+  /**
+   * `system_info`.
+   *
+   * @since 0.1.0
+   */
+  info,
+  /**
+   * `system_time`.
+   *
+   * @since 0.1.0
+   */
+  time
+}

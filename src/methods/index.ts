@@ -5,7 +5,10 @@
  *
  * @since 0.1.0
  */
+import type { Kernel } from "../Kernel.ts"
 import type * as Method from "../Method.ts"
+import type { RequestContext } from "../RequestContext.ts"
+import type { Session } from "../Session.ts"
 import { initialize } from "./initialize.ts"
 import { cancelled, initialized } from "./notifications.ts"
 import { ping } from "./ping.ts"
@@ -27,11 +30,6 @@ import { toolsList } from "./toolsList.ts"
  * @category constants
  * @since 0.1.0
  */
-export const defaultMethods: ReadonlyArray<Method.Request | Method.Notification> = [
-  initialize,
-  ping,
-  toolsList,
-  toolsCall,
-  initialized,
-  cancelled
-]
+export const defaultMethods: ReadonlyArray<
+  Method.Request<Kernel | Session | RequestContext> | Method.Notification<Session>
+> = [initialize, ping, toolsList, toolsCall, initialized, cancelled]
