@@ -278,9 +278,11 @@ export const compileTool = (
       })
     }
     // `suspend`: a handler that throws instead of returning an Effect is a defect.
-    return Effect.suspend(() => handler(decoded.value)).pipe(
-      Effect.updateContext(withCapabilityServices),
-      Effect.matchCauseEffect({ onSuccess, onFailure })
+    const run = Effect.suspend(() => handler(decoded.value))
+    // Once the overlay is known to be empty (the usual case), skip it.
+    return Effect.matchCauseEffect(
+      overlay !== undefined && overlay.mapUnsafe.size === 0 ? run : Effect.updateContext(run, withCapabilityServices),
+      { onSuccess, onFailure }
     ) as Effect.Effect<CallToolResult, never, RequestContext>
   }
 

@@ -3,6 +3,7 @@
  *
  * @since 0.1.0
  */
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import { Kernel } from "../Kernel.ts"
 import { InvalidParams } from "../McpError.ts"
@@ -55,17 +56,19 @@ export const toolsCall = Method.request("tools/call", {
     typeof params.name === "string" &&
     (params.arguments === undefined ||
       (typeof params.arguments === "object" && params.arguments !== null && !Array.isArray(params.arguments))),
-  handler: Effect.fnUntraced(function* (params) {
-    const kernel = yield* Kernel
-    const tool = kernel.tool(params.name)
-    if (tool === undefined) {
-      return yield* new InvalidParams({
-        message: `Unknown tool: ${params.name}. Call tools/list to see the available tools.`,
-        data: { tool: params.name }
-      })
-    }
-    const request = yield* RequestContext
-    const result = yield* tool.call(params.arguments)
-    return shapeFor(result, request.protocolVersion)
-  })
+  // The hot path of the server: written without a generator.
+  handler: (params) =>
+    Effect.flatMap(Effect.context<Kernel | RequestContext>(), (context) => {
+      const tool = Context.get(context, Kernel).tool(params.name)
+      if (tool === undefined) {
+        return Effect.fail(
+          new InvalidParams({
+            message: `Unknown tool: ${params.name}. Call tools/list to see the available tools.`,
+            data: { tool: params.name }
+          })
+        )
+      }
+      const version = Context.get(context, RequestContext).protocolVersion
+      return Effect.map(tool.call(params.arguments), (result) => shapeFor(result, version))
+    })
 })
