@@ -165,9 +165,10 @@ export const serve = <const Methods extends ReadonlyArray<Method.Any> = typeof d
       let sequence = 0
       const nextCorrelationId = () => `${sessionId}-${(++sequence).toString(36)}`
 
-      // Every request in flight, by id (and every batch, by a key of its own).
-      // A key is entered before its fiber starts, so a request that completes
-      // synchronously still counts as in flight for the duplicate-id check.
+      // Every request in flight, by id (and every batch, by a key of its own),
+      // for cancellation, the duplicate-id check and the shutdown drain. A
+      // request that completes synchronously is never entered; within a batch,
+      // ids are also checked against each other.
       const inFlight = new Map<string, Fiber.Fiber<unknown, unknown>>()
       const state: SessionState = {
         phase: "new",
