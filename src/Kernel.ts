@@ -514,10 +514,11 @@ export const make = Effect.fnUntraced(function* (options: Options = {}) {
       }
       compiled.push(result)
     }
-    for (const tool of compiled) {
-      tools.set(tool.name, tool)
-      order.push(tool.name)
-    }
+    // Lists are ordered by capability id, then by each capability's own order,
+    // whatever order the capability layers happened to finish building in.
+    const at = order.findIndex((other) => tools.get(other)!.capability > capability)
+    order.splice(at === -1 ? order.length : at, 0, ...compiled.map((tool) => tool.name))
+    for (const tool of compiled) tools.set(tool.name, tool)
     invalidate()
     return compiled
   }

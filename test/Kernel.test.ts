@@ -83,4 +83,21 @@ describe("Kernel", () => {
       assert.isFalse(yield* kernel.unregisterDynamic("app_tools_list"))
     })
   )
+
+  it.effect("orders tools by capability id, then by each capability's own order, whatever the build order", () =>
+    Effect.gen(function* () {
+      const slow = Capability.make(
+        { id: "alpha", description: "", version: "1" },
+        Effect.as(Effect.yieldNow, { tools: [tool("z"), tool("a")] })
+      )
+      const kernel = yield* build(cap("zeta", "one"), slow, cap("mid", "x"))
+      const names = kernel.capabilities().flatMap((c) => c.tools)
+      assert.sameMembers(names, ["zeta_one", "alpha_z", "alpha_a", "mid_x"])
+      const page = JSON.parse(yield* kernel.toolsPage("2025-11-25", undefined))
+      assert.deepStrictEqual(
+        page.tools.map((t: { name: string }) => t.name),
+        ["alpha_z", "alpha_a", "mid_x", "zeta_one"]
+      )
+    })
+  )
 })
