@@ -206,10 +206,7 @@ export const compileTool = (
         structuredContent: structured
       })
     }
-    return reportDefect(
-      `tool ${publicName} returned a value that does not match its output Schema`,
-      Cause.fail(encoded.cause)
-    )
+    return reportDefect(`tool ${publicName} returned a value that does not match its output Schema`, encoded.cause)
   }
 
   const reportDefect = (
