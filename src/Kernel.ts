@@ -18,9 +18,9 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as PubSub from "effect/PubSub"
 import * as Schema from "effect/Schema"
-import { compileTool, type CompiledTool, type Era, SchemaProblem } from "./internal/compileTool.ts"
+import { compileTool, type CompiledTool, SchemaProblem } from "./internal/compileTool.ts"
 import { InvalidParams } from "./McpError.ts"
-import type { ProtocolVersion } from "./ProtocolVersion.ts"
+import { type Era, eraOf, type ProtocolVersion } from "./ProtocolVersion.ts"
 import type * as Tool from "./Tool.ts"
 
 // -----------------------------------------------------------------------------
@@ -427,9 +427,6 @@ export interface Options {
   /** Tools per `tools/list` page (default 1000). */
   readonly pageSize?: number | undefined
 }
-
-const eraOf = (version: ProtocolVersion): Era =>
-  version >= "2025-06-18" ? "2025-06-18" : version >= "2025-03-26" ? "2025-03-26" : "2024-11-05"
 
 const encodeCursor = (offset: number): string => btoa(`o:${offset}`)
 const base64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/

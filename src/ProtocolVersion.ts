@@ -144,3 +144,39 @@ export const hasToolAnnotations = (version: ProtocolVersion): boolean => version
  * @since 0.1.0
  */
 export const hasStructuredContent = (version: ProtocolVersion): boolean => version >= "2025-06-18"
+
+/**
+ * The wire shape a revision uses for tools, content and server info. Later
+ * revisions only add fields, so three shapes cover the four revisions:
+ * 2024-11-05, 2025-03-26 (annotations, audio) and 2025-06-18 onwards (`title`,
+ * `outputSchema`, `structuredContent`, `resource_link`).
+ *
+ * **Example**
+ *
+ * ```ts
+ * import * as ProtocolVersion from "effect-mcp-runtime/ProtocolVersion"
+ *
+ * ProtocolVersion.eraOf("2025-11-25") // => "2025-06-18"
+ * ```
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export type Era = "2024-11-05" | "2025-03-26" | "2025-06-18"
+
+/**
+ * The {@link Era} of a revision.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import * as ProtocolVersion from "effect-mcp-runtime/ProtocolVersion"
+ *
+ * ProtocolVersion.eraOf("2024-11-05") // => "2024-11-05"
+ * ```
+ *
+ * @category getters
+ * @since 0.1.0
+ */
+export const eraOf = (version: ProtocolVersion): Era =>
+  hasStructuredContent(version) ? "2025-06-18" : hasToolAnnotations(version) ? "2025-03-26" : "2024-11-05"

@@ -19,11 +19,9 @@ import {
   type JsonSchemaObject,
   type ToolDefinition
 } from "../McpSchema.ts"
+import type { Era } from "../ProtocolVersion.ts"
 import { RequestContext } from "../RequestContext.ts"
 import type * as Tool from "../Tool.ts"
-
-/** The three shapes of a tool definition on the wire, by protocol era. */
-export type Era = "2024-11-05" | "2025-03-26" | "2025-06-18"
 
 /** A tool as the kernel serves it. */
 export interface CompiledTool {

@@ -24,7 +24,7 @@ const downgrade = (block: ContentBlock, version: ProtocolVersion.ProtocolVersion
 }
 
 const shapeFor = (result: CallToolResult, version: ProtocolVersion.ProtocolVersion): CallToolResult => {
-  if (version >= "2025-06-18") return result
+  if (ProtocolVersion.hasStructuredContent(version)) return result
   const content = result.content.map((block) => downgrade(block, version))
   return {
     content,
