@@ -30,9 +30,12 @@
  *
  * @since 0.1.0
  */
+import type * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import type { ClientLog } from "./ClientLog.ts"
 import { type CapabilityInfo, Kernel, type KernelError } from "./Kernel.ts"
+import type { Progress } from "./Progress.ts"
 import type { RequestContext } from "./RequestContext.ts"
 import type { Session } from "./Session.ts"
 import type * as Tool from "./Tool.ts"
@@ -60,8 +63,33 @@ export interface Contents<R> {
 }
 
 /**
+ * What the handlers of a capability's contents need: the union of every
+ * tool's requirements.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import type * as Capability from "effect-mcp-runtime/Capability"
+ * import type * as Tool from "effect-mcp-runtime/Tool"
+ *
+ * interface Clock { readonly _: unique symbol }
+ * interface Store { readonly _: unique symbol }
+ * type Needs = Capability.Requirements<{ tools: [Tool.Handled<Clock>, Tool.Handled<Store>] }> // Clock | Store
+ * ```
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export type Requirements<C> = C extends { readonly tools?: ReadonlyArray<infer H> | undefined }
+  ? H extends Tool.Handled<infer R>
+    ? R
+    : never
+  : never
+
+/**
  * Services the server provides to every handler itself, per request; a
- * capability does not need to provide them.
+ * capability does not need to provide them: the request context, the
+ * session, progress reporting and the client log.
  *
  * **Example**
  *
@@ -80,7 +108,7 @@ export interface Contents<R> {
  * @category models
  * @since 0.1.0
  */
-export type RequestServices = RequestContext | Session
+export type RequestServices = RequestContext | Session | Progress | ClientLog
 
 /**
  * Declares a capability. The result is a Layer that, when built, runs `build`
@@ -107,16 +135,16 @@ export type RequestServices = RequestContext | Session
  * @category constructors
  * @since 0.1.0
  */
-export const make = <R = never, E = never, RB = never>(
+export const make = <C extends Contents<any>, E = never, RB = never>(
   info: CapabilityInfo,
-  build: Effect.Effect<Contents<R>, E, RB>
-): Layer.Layer<never, E | KernelError, Kernel | RB | Exclude<R, RequestServices>> =>
+  build: Effect.Effect<C, E, RB>
+): Layer.Layer<never, E | KernelError, Kernel | RB | Exclude<Requirements<C>, RequestServices>> =>
   Layer.effectDiscard(
     Effect.gen(function* () {
       const kernel = yield* Kernel
       const contents = yield* build
-      const context = yield* Effect.context<Exclude<R, RequestServices>>()
-      yield* kernel.registerCapability(info, contents.tools ?? [], context)
+      const context = yield* Effect.context<Exclude<Requirements<C>, RequestServices>>()
+      yield* kernel.registerCapability(info, contents.tools ?? [], context as Context.Context<any>)
     })
   )
 

@@ -20,6 +20,7 @@ import * as PubSub from "effect/PubSub"
 import * as Schema from "effect/Schema"
 import { compileTool, type CompiledTool, SchemaProblem } from "./internal/compileTool.ts"
 import { InvalidParams } from "./McpError.ts"
+import type * as Policy from "./Policy.ts"
 import { type Era, eraOf, type ProtocolVersion } from "./ProtocolVersion.ts"
 import type * as Tool from "./Tool.ts"
 
@@ -41,7 +42,7 @@ import type * as Tool from "./Tool.ts"
  * @category models
  * @since 0.1.0
  */
-export interface CapabilityInfo {
+export interface CapabilityInfo extends Policy.Limits {
   /** Matches `^[a-z][a-z0-9_]*$`; `app` is reserved. */
   readonly id: string
   readonly description: string
@@ -484,7 +485,8 @@ export const make = Effect.fnUntraced(function* (options: Options = {}) {
   const register = (
     capability: string,
     list: ReadonlyArray<Tool.Handled<any>>,
-    context: Context.Context<any>
+    context: Context.Context<any>,
+    capabilityLimits: Policy.Limits | undefined
   ): Array<CompiledTool> | KernelError => {
     const seen = new Set<string>()
     const compiled: Array<CompiledTool> = []
@@ -505,7 +507,7 @@ export const make = Effect.fnUntraced(function* (options: Options = {}) {
           ? new DynamicShadow({ toolName: publicName, owner: existing.capability })
           : new DuplicateName({ toolName: publicName, first: existing.capability, second: capability })
       }
-      const result = compileTool(handled, publicName, capability, context)
+      const result = compileTool(handled, publicName, capability, context, capabilityLimits)
       if (result instanceof SchemaProblem) {
         return new InvalidToolSchema({ toolName: publicName, reason: result.reason })
       }
@@ -528,7 +530,7 @@ export const make = Effect.fnUntraced(function* (options: Options = {}) {
     Effect.suspend((): Effect.Effect<void, KernelError> => {
       if (info.id === dynamicId) return Effect.fail(new ReservedCapabilityId({ id: info.id }))
       if (!idPattern.test(info.id)) return Effect.fail(new InvalidCapabilityId({ id: info.id }))
-      const result = register(info.id, list, context)
+      const result = register(info.id, list, context, info)
       if (!Array.isArray(result)) return Effect.fail(result)
       summaries.push({ ...info, tools: result.map((t) => t.name) })
       return Effect.asVoid(PubSub.publish(changes, "tools"))
@@ -536,7 +538,7 @@ export const make = Effect.fnUntraced(function* (options: Options = {}) {
 
   const registerDynamic = (handled: Tool.Handled<never>): Effect.Effect<string, KernelError> =>
     Effect.suspend((): Effect.Effect<string, KernelError> => {
-      const result = register(dynamicId, [handled], Context.empty() as Context.Context<any>)
+      const result = register(dynamicId, [handled], Context.empty() as Context.Context<any>, undefined)
       if (!Array.isArray(result)) return Effect.fail(result)
       return Effect.as(PubSub.publish(changes, "tools"), result[0]!.name)
     })

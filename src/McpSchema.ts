@@ -962,3 +962,108 @@ export interface CallToolResult {
  * @since 0.1.0
  */
 export const errorMetaKey = "effect-mcp-runtime/error"
+
+/**
+ * The severity of a log message sent to the client (RFC 5424 levels, lowest
+ * first).
+ *
+ * **Example**
+ *
+ * ```ts
+ * import * as Schema from "effect/Schema"
+ * import { LoggingLevel } from "effect-mcp-runtime/McpSchema"
+ *
+ * Schema.is(LoggingLevel)("warning") // => true
+ * Schema.is(LoggingLevel)("verbose") // => false
+ * ```
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export const LoggingLevel = Schema.Literals([
+  "debug",
+  "info",
+  "notice",
+  "warning",
+  "error",
+  "critical",
+  "alert",
+  "emergency"
+])
+
+/**
+ * A log level, decoded.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import type { LoggingLevel } from "effect-mcp-runtime/McpSchema"
+ *
+ * const level: LoggingLevel = "notice"
+ * ```
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export type LoggingLevel = typeof LoggingLevel.Type
+
+/**
+ * The params of `logging/setLevel`.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import * as Schema from "effect/Schema"
+ * import { SetLevelParams } from "effect-mcp-runtime/McpSchema"
+ *
+ * Schema.decodeUnknownSync(SetLevelParams)({ level: "error" }) // => { level: "error" }
+ * ```
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export const SetLevelParams = Schema.Struct({
+  level: LoggingLevel
+})
+
+/**
+ * The params of `notifications/message`: a log message for the client.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import type { LoggingMessageParams } from "effect-mcp-runtime/McpSchema"
+ *
+ * const message: LoggingMessageParams = { level: "info", logger: "notes_search", data: "indexed 12 notes" }
+ * ```
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface LoggingMessageParams {
+  readonly level: LoggingLevel
+  readonly logger?: string
+  readonly data: unknown
+}
+
+/**
+ * The params of `notifications/progress`. `message` exists from protocol
+ * 2025-03-26 on.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import type { ProgressParams } from "effect-mcp-runtime/McpSchema"
+ *
+ * const update: ProgressParams = { progressToken: "t1", progress: 3, total: 10, message: "3 of 10 files" }
+ * ```
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface ProgressParams {
+  readonly progressToken: string | number
+  readonly progress: number
+  readonly total?: number
+  readonly message?: string
+}

@@ -33,13 +33,17 @@
  * @since 0.1.0
  */
 import * as Cause from "effect/Cause"
+import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import type * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
 import * as PubSub from "effect/PubSub"
 import * as References from "effect/References"
 import * as Stream from "effect/Stream"
+import { ClientLog, severity } from "./ClientLog.ts"
+import { Executor, make as makeExecutor } from "./Executor.ts"
 import { formatIssues } from "./internal/compileTool.ts"
 import {
   classify,
@@ -51,13 +55,17 @@ import {
   parseJson,
   successLine
 } from "./internal/jsonRpc.ts"
+import { makeReporter } from "./internal/progress.ts"
+import { utf8Length } from "./internal/utf8.ts"
 import { Kernel } from "./Kernel.ts"
 import { InternalError, InvalidParams, InvalidRequest, isMcpError, MethodNotFound, ParseError } from "./McpError.ts"
-import type { RequestId } from "./McpSchema.ts"
+import type { LoggingMessageParams, RequestId } from "./McpSchema.ts"
 import type * as Method from "./Method.ts"
 import { defaultMethods } from "./methods/index.ts"
+import * as Policy from "./Policy.ts"
+import { disabled as disabledProgress, Progress } from "./Progress.ts"
 import * as ProtocolVersion from "./ProtocolVersion.ts"
-import { RequestContext } from "./RequestContext.ts"
+import { RequestContext, type RequestRecord } from "./RequestContext.ts"
 import { ServerConfig } from "./ServerConfig.ts"
 import { Session, type SessionState } from "./Session.ts"
 import { type Frame, Transport } from "./Transport.ts"
@@ -115,6 +123,25 @@ const progressTokenOf = (params: { readonly [key: string]: unknown } | undefined
 }
 
 /**
+ * What the server provides to every method handler itself: the session, the
+ * request context, the executor (built from the `Policy` when none is in
+ * context), progress and the client log.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import type * as McpServer from "effect-mcp-runtime/McpServer"
+ * import type { Progress } from "effect-mcp-runtime/Progress"
+ *
+ * type Given = Extract<McpServer.ServerProvided, Progress> // Progress
+ * ```
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export type ServerProvided = Session | RequestContext | Executor | Progress | ClientLog
+
+/**
  * Serves one connection until its input ends, then drains. Requires the
  * transport and the kernel; every method handler's other needs (session,
  * request context) are provided here.
@@ -140,11 +167,7 @@ const progressTokenOf = (params: { readonly [key: string]: unknown } | undefined
  */
 export const serve = <const Methods extends ReadonlyArray<Method.Any> = typeof defaultMethods>(
   options: ServeOptions<Methods> = {}
-): Effect.Effect<
-  void,
-  never,
-  Transport | Kernel | Exclude<Method.Requirements<Methods[number]>, Session | RequestContext>
-> =>
+): Effect.Effect<void, never, Transport | Kernel | Exclude<Method.Requirements<Methods[number]>, ServerProvided>> =>
   Effect.scoped(
     Effect.gen(function* () {
       const transport = yield* Transport
@@ -176,7 +199,8 @@ export const serve = <const Methods extends ReadonlyArray<Method.Any> = typeof d
         clientCapabilities: {},
         clientInfo: undefined,
         initializedNotified: false,
-        serverCapabilities: {}
+        serverCapabilities: {},
+        logLevel: undefined
       }
       const session = Session.of({
         id: sessionId,
@@ -188,7 +212,24 @@ export const serve = <const Methods extends ReadonlyArray<Method.Any> = typeof d
             inFlight.get(requestKey(id))?.interruptUnsafe()
           })
       })
-      const context = Context.add(yield* Effect.context<never>(), Session, session)
+      const policy = yield* Policy.Policy
+      const executor = Option.getOrElse(yield* Effect.serviceOption(Executor), () => makeExecutor(policy))
+      const progressIntervalMs = Policy.millis(policy.progressInterval)
+      const clock = yield* Clock.Clock
+      const clientLog = ClientLog.of({
+        enabled: (level) => severity[level] >= severity[state.logLevel ?? policy.clientLogLevel],
+        log: (level, data, options) =>
+          Effect.flatMap(Effect.serviceOption(RequestContext), (request) => {
+            if (severity[level] < severity[state.logLevel ?? policy.clientLogLevel]) return Effect.void
+            const logger = options?.logger ?? (Option.isSome(request) ? request.value.record.tool : undefined)
+            const params: LoggingMessageParams = logger === undefined ? { level, data } : { level, logger, data }
+            return session.notify("notifications/message", params as unknown as Record<string, unknown>)
+          })
+      })
+      const context = Context.add(yield* Effect.context<never>(), Session, session).pipe(
+        Context.add(Executor, executor),
+        Context.add(ClientLog, clientLog)
+      )
       const runFork = Effect.runForkWith(context)
 
       // -- one request ----------------------------------------------------------
@@ -200,12 +241,15 @@ export const serve = <const Methods extends ReadonlyArray<Method.Any> = typeof d
         method: Method.Request,
         id: RequestId,
         correlationId: string,
-        cause: Cause.Cause<unknown>
+        cause: Cause.Cause<unknown>,
+        record: RequestRecord
       ): Effect.Effect<string> => {
         const failure = Cause.findErrorOption(cause)
         if (Option.isSome(failure) && isMcpError(failure.value) && !Cause.hasDies(cause)) {
+          record.outcome = "error"
           return Effect.succeed(errorLine(id, failure.value))
         }
+        record.outcome = "internal_error"
         return Effect.as(
           Effect.logError(
             Cause.hasInterruptsOnly(cause)
@@ -217,16 +261,36 @@ export const serve = <const Methods extends ReadonlyArray<Method.Any> = typeof d
         )
       }
 
+      // The log line of a request answered with an error before any handler ran.
+      const rejected = (method: string, id: RequestId, bytesIn: number | undefined, line: string) =>
+        Effect.as(
+          Effect.annotateLogs(Effect.logInfo("request"), {
+            method,
+            id,
+            correlation_id: nextCorrelationId(),
+            queue_ms: 0,
+            elapsed_ms: 0,
+            outcome: "error",
+            ...(bytesIn === undefined ? {} : { bytes_in: bytesIn }),
+            bytes_out: utf8Length(line) + 1
+          }),
+          line
+        )
+
       const execute = (
         method: Method.Request,
         id: RequestId,
-        params: { readonly [key: string]: unknown } | undefined
+        params: { readonly [key: string]: unknown } | undefined,
+        bytesIn: number | undefined
       ): Effect.Effect<string> => {
         const decoded = method.decode(params ?? {})
         if (decoded._tag === "Failure") {
           const error = Cause.findErrorOption(decoded.cause)
           const lines = Option.isSome(error) ? formatIssues(error.value.issue) : []
-          return Effect.succeed(
+          return rejected(
+            method.name,
+            id,
+            bytesIn,
             errorLine(
               id,
               new InvalidParams({
@@ -236,6 +300,8 @@ export const serve = <const Methods extends ReadonlyArray<Method.Any> = typeof d
           )
         }
         const correlationId = nextCorrelationId()
+        const progressToken = progressTokenOf(params)
+        const record: RequestRecord = { tool: undefined, capability: undefined, queueMs: 0, outcome: undefined }
         const request = RequestContext.of({
           requestId: id,
           method: method.name,
@@ -243,23 +309,73 @@ export const serve = <const Methods extends ReadonlyArray<Method.Any> = typeof d
           protocolVersion: state.protocolVersion,
           clientCapabilities: state.clientCapabilities,
           clientInfo: state.clientInfo,
-          progressToken: progressTokenOf(params)
+          progressToken,
+          record
         })
+        const reporter =
+          progressToken === undefined
+            ? undefined
+            : makeReporter({
+                token: progressToken,
+                intervalMs: progressIntervalMs,
+                withMessage: ProtocolVersion.hasToolAnnotations(state.protocolVersion),
+                now: () => clock.currentTimeMillisUnsafe(),
+                send: (update) =>
+                  session.notify("notifications/progress", update as unknown as Record<string, unknown>),
+                fork: runFork
+              })
+        const started = clock.monotonicTimeNanosUnsafe()
+
+        // When the request ends, however it ends: the last progress (unless it
+        // was cancelled), then its span attributes and its log line.
+        const finish = (exit: Exit.Exit<string>): Effect.Effect<void> => {
+          const cancelled = exit._tag === "Failure"
+          const line = cancelled ? undefined : exit.value
+          const outcome = cancelled ? "cancelled" : (record.outcome ?? "ok")
+          const elapsedMs = Number(clock.monotonicTimeNanosUnsafe() - started) / 1e6
+          const fields: Record<string, unknown> = {
+            method: method.name,
+            id,
+            correlation_id: correlationId,
+            ...(record.tool === undefined ? {} : { tool: record.tool }),
+            queue_ms: Math.round(record.queueMs * 1000) / 1000,
+            elapsed_ms: Math.round(elapsedMs * 1000) / 1000,
+            outcome,
+            ...(bytesIn === undefined ? {} : { bytes_in: bytesIn }),
+            ...(line === undefined ? {} : { bytes_out: utf8Length(line) + 1 })
+          }
+          const attributes: Record<string, unknown> = { "mcp.outcome": outcome }
+          if (record.tool !== undefined) attributes["mcp.tool.name"] = record.tool
+          if (record.capability !== undefined) attributes["mcp.capability"] = record.capability
+          return Effect.andThen(
+            reporter === undefined ? Effect.void : reporter.close(!cancelled),
+            Effect.andThen(
+              Effect.annotateCurrentSpan(attributes),
+              Effect.annotateLogs(Effect.logInfo("request"), fields)
+            )
+          )
+        }
+
         // `suspend`: a handler that throws instead of returning an Effect fails
         // this request only, as a defect.
         return Effect.suspend(() => method.handler(decoded.value)).pipe(
           Effect.matchCauseEffect({
             onSuccess: (result) => Effect.succeed(successLine(id, result)),
-            onFailure: (cause) => onFailure(method, id, correlationId, cause)
+            onFailure: (cause) => onFailure(method, id, correlationId, cause, record)
           }),
+          Effect.onExit(finish),
           // Data-first on purpose: in effect 4.1.0 the data-last form ignores its
           // options and captures a stack trace for every span.
           (self) =>
             Effect.withSpan(self, method.name, {
-              attributes: { "mcp.request.id": id, "mcp.correlation_id": correlationId },
+              attributes: { "mcp.request.id": id, "mcp.correlation_id": correlationId, "mcp.session.id": sessionId },
               captureStackTrace: false
             }),
-          Effect.provideService(RequestContext, request)
+          Effect.provideContext(
+            Context.make(RequestContext, request).pipe(
+              Context.add(Progress, reporter === undefined ? disabledProgress : reporter.service)
+            )
+          )
         ) as Effect.Effect<string>
       }
 
@@ -272,7 +388,7 @@ export const serve = <const Methods extends ReadonlyArray<Method.Any> = typeof d
 
       // The response to a request, or undefined when none is due (notifications,
       // responses from the peer). Used both for single messages and in batches.
-      const answer = (message: Incoming): Effect.Effect<string | undefined> => {
+      const answer = (message: Incoming, bytesIn?: number): Effect.Effect<string | undefined> => {
         switch (message._tag) {
           case "Invalid":
             return Effect.succeed(errorLine(message.id, new InvalidRequest({ message: message.message })))
@@ -288,12 +404,22 @@ export const serve = <const Methods extends ReadonlyArray<Method.Any> = typeof d
           case "Request": {
             const method = requests.get(message.method)
             if (method === undefined) {
-              return Effect.succeed(errorLine(message.id, new MethodNotFound({ method: message.method })))
+              return rejected(
+                message.method,
+                message.id,
+                bytesIn,
+                errorLine(message.id, new MethodNotFound({ method: message.method }))
+              )
             }
             if (state.phase === "new" && !method.beforeInitialize) {
-              return Effect.succeed(errorLine(message.id, notInitialized(message.method)))
+              return rejected(
+                message.method,
+                message.id,
+                bytesIn,
+                errorLine(message.id, notInitialized(message.method))
+              )
             }
-            return execute(method, message.id, message.params)
+            return execute(method, message.id, message.params, bytesIn)
           }
         }
       }
@@ -330,9 +456,9 @@ export const serve = <const Methods extends ReadonlyArray<Method.Any> = typeof d
         return fiber
       }
 
-      const respondTo = (message: Incoming): Effect.Effect<void> =>
+      const respondTo = (message: Incoming, bytesIn?: number): Effect.Effect<void> =>
         Effect.flatMap(
-          Effect.suspend(() => answer(message)),
+          Effect.suspend(() => answer(message, bytesIn)),
           (line) => (line === undefined ? Effect.void : send(line))
         )
 
@@ -413,10 +539,10 @@ export const serve = <const Methods extends ReadonlyArray<Method.Any> = typeof d
         if (Array.isArray(value)) return onBatch(value)
         const message = classify(value)
         if (message._tag !== "Request") return respondTo(message)
-        if (requests.get(message.method)?.sequential === true) return respondTo(message)
+        if (requests.get(message.method)?.sequential === true) return respondTo(message, frame.bytes)
         const key = requestKey(message.id)
         if (inFlight.has(key)) return send(duplicateId(message.id))
-        fork(key, respondTo(message))
+        fork(key, respondTo(message, frame.bytes))
         return Effect.void
       }
 

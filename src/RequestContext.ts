@@ -15,6 +15,35 @@ import type { ClientCapabilities, Implementation, RequestId } from "./McpSchema.
 import type { ProtocolVersion } from "./ProtocolVersion.ts"
 
 /**
+ * What the runtime records about a request while serving it: the tool and
+ * capability (for `tools/call`), how long it queued for a slot, and how it
+ * ended. The per-request log line and the request's span carry these fields.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import type { RequestRecord } from "effect-mcp-runtime/RequestContext"
+ *
+ * const record: RequestRecord = { tool: "system_echo", capability: "system", queueMs: 0, outcome: "ok" }
+ * ```
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface RequestRecord {
+  tool: string | undefined
+  capability: string | undefined
+  /** Milliseconds spent waiting for a concurrency slot. */
+  queueMs: number
+  /**
+   * How the request ended: `ok`, `error` (a JSON-RPC error), `cancelled`, or
+   * for a tool call the error code of an `isError` result (`timeout`,
+   * `overloaded`, `invalid_arguments`, `result_too_large`, …).
+   */
+  outcome: string | undefined
+}
+
+/**
  * The request-scoped service.
  *
  * **Example**
@@ -49,5 +78,10 @@ export class RequestContext extends Context.Service<
     readonly clientInfo: Implementation | undefined
     /** The `_meta.progressToken` of the request, if any. */
     readonly progressToken: string | number | undefined
+    /**
+     * What the runtime learns while serving the request, written as it goes
+     * and read by the request's log line and span when it ends.
+     */
+    readonly record: RequestRecord
   }
 >()("effect-mcp-runtime/RequestContext") {}

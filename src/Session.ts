@@ -7,7 +7,7 @@
  */
 import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
-import type { ClientCapabilities, Implementation, ServerCapabilities } from "./McpSchema.ts"
+import type { ClientCapabilities, Implementation, LoggingLevel, ServerCapabilities } from "./McpSchema.ts"
 import type { ProtocolVersion } from "./ProtocolVersion.ts"
 
 /**
@@ -51,6 +51,8 @@ export interface SessionState {
   initializedNotified: boolean
   /** What the server advertised in its `initialize` result. */
   serverCapabilities: ServerCapabilities
+  /** The level the client chose with `logging/setLevel`, if it did. */
+  logLevel: LoggingLevel | undefined
 }
 
 /**

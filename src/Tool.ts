@@ -24,10 +24,12 @@
  *
  * @since 0.1.0
  */
+import type * as Duration from "effect/Duration"
 import type * as Effect from "effect/Effect"
 import { dual } from "effect/Function"
 import { type Pipeable, pipeArguments } from "effect/Pipeable"
 import * as Schema from "effect/Schema"
+import type * as Policy from "./Policy.ts"
 import type {
   AudioContent,
   CallToolResult,
@@ -123,6 +125,8 @@ export interface Tool<
   readonly input: Input
   readonly output: Output
   readonly annotations: ToolAnnotations | undefined
+  /** The tool's own limits; configuration may override them (see `Policy`). */
+  readonly limits: Policy.Limits
 }
 
 /**
@@ -256,6 +260,13 @@ const EmptyInput = Schema.Struct({})
  *   description: "Greets someone by name.",
  *   input: Schema.Struct({ name: Schema.String.annotate({ description: "Who to greet" }) })
  * })
+ *
+ * // a slow tool with limits of its own (configuration can still override them)
+ * const rebuild = Tool.make("rebuild", {
+ *   description: "Rebuilds the search index.",
+ *   timeout: "10 minutes",
+ *   maxConcurrent: 1
+ * })
  * ```
  *
  * @category constructors
@@ -273,6 +284,12 @@ export const make = <
     readonly input?: Input | undefined
     readonly output?: Output | undefined
     readonly annotations?: ToolAnnotations | undefined
+    /** How long one call may run (default: the capability's, then the server's). */
+    readonly timeout?: Duration.Input | undefined
+    /** How many calls of this tool may run at once (default: no limit of its own). */
+    readonly maxConcurrent?: number | undefined
+    /** The largest serialized result in bytes (default: the server's). */
+    readonly maxResultBytes?: number | undefined
   }
 ): Tool<Name, Input, Output> => {
   const self = Object.create(Proto)
@@ -282,6 +299,11 @@ export const make = <
   self.input = options.input ?? EmptyInput
   self.output = options.output
   self.annotations = options.annotations
+  self.limits = {
+    ...(options.timeout === undefined ? {} : { timeout: options.timeout }),
+    ...(options.maxConcurrent === undefined ? {} : { maxConcurrent: options.maxConcurrent }),
+    ...(options.maxResultBytes === undefined ? {} : { maxResultBytes: options.maxResultBytes })
+  }
   return self
 }
 

@@ -167,7 +167,7 @@ export interface MemoryClient {
  *   yield* client.write('{"jsonrpc":"2.0","id":1,"method":"ping"}\n')
  *   yield* client.close
  *   return yield* Stream.runCollect(transport.frames)
- * }) // succeeds with [{ _tag: "Message", text: '{"jsonrpc":"2.0","id":1,"method":"ping"}' }]
+ * }) // succeeds with [{ _tag: "Message", text: '{"jsonrpc":"2.0","id":1,"method":"ping"}', bytes: 40 }]
  * ```
  *
  * @category constructors

@@ -74,7 +74,7 @@ describe("McpServer (in memory)", () => {
       const { client } = yield* setup
       const response = yield* client.initialize("2025-03-26")
       assert.strictEqual(response.result.protocolVersion, "2025-03-26")
-      assert.deepStrictEqual(response.result.capabilities, { tools: { listChanged: true } })
+      assert.deepStrictEqual(response.result.capabilities, { logging: {}, tools: { listChanged: true } })
       const { client: other } = yield* setup
       const latest = yield* other.initialize("1999-01-01")
       assert.strictEqual(latest.result.protocolVersion, "2025-11-25")

@@ -12,17 +12,17 @@ describe("LineFramer", () => {
     const framer = new LineFramer(1024)
     assert.deepStrictEqual(framer.push(bytes('{"a"')), [])
     assert.deepStrictEqual(framer.push(bytes(':1}\r\n\n{"b":2}\n{"c"')), [
-      { _tag: "Message", text: '{"a":1}' },
-      { _tag: "Message", text: '{"b":2}' }
+      { _tag: "Message", text: '{"a":1}', bytes: 7 },
+      { _tag: "Message", text: '{"b":2}', bytes: 7 }
     ])
-    assert.deepStrictEqual(framer.end(), [{ _tag: "Message", text: '{"c"' }])
+    assert.deepStrictEqual(framer.end(), [{ _tag: "Message", text: '{"c"', bytes: 4 }])
   })
 
   it("decodes multi-byte UTF-8 split between chunks", () => {
     const framer = new LineFramer(1024)
     const all = bytes('"héllo ✓"\n')
     assert.deepStrictEqual(framer.push(all.subarray(0, 3)), [])
-    assert.deepStrictEqual(framer.push(all.subarray(3)), [{ _tag: "Message", text: '"héllo ✓"' }])
+    assert.deepStrictEqual(framer.push(all.subarray(3)), [{ _tag: "Message", text: '"héllo ✓"', bytes: 12 }])
   })
 
   it("reports an oversize line once, with its size, and keeps no more than the limit", () => {
@@ -31,7 +31,7 @@ describe("LineFramer", () => {
     assert.deepStrictEqual(framer.push(bytes("7890123")), [])
     assert.deepStrictEqual(framer.push(bytes("45\nok\n")), [
       { _tag: "Oversize", bytes: 15, limit: 10, head: "1234567890123", tail: "123456789012345" },
-      { _tag: "Message", text: "ok" }
+      { _tag: "Message", text: "ok", bytes: 2 }
     ])
   })
 
@@ -47,7 +47,7 @@ describe("LineFramer", () => {
     const buffer = bytes("abc")
     framer.push(buffer)
     buffer.set(bytes("xyz"))
-    assert.deepStrictEqual(framer.push(bytes("\n")), [{ _tag: "Message", text: "abc" }])
+    assert.deepStrictEqual(framer.push(bytes("\n")), [{ _tag: "Message", text: "abc", bytes: 3 }])
   })
 })
 

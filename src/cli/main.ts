@@ -20,8 +20,10 @@ import * as Schema from "effect/Schema"
 import { bundled, type BundledId } from "../../capabilities/index.ts"
 import * as Logging from "../../layers/Logging.ts"
 import * as StdioTransport from "../../layers/StdioTransport.ts"
+import * as Tracing from "../../layers/Tracing.ts"
 import * as Kernel from "../Kernel.ts"
 import * as McpServer from "../McpServer.ts"
+import * as Policy from "../Policy.ts"
 import * as ServerConfig from "../ServerConfig.ts"
 import { WorkspaceRoot } from "../WorkspaceRoot.ts"
 
@@ -55,6 +57,15 @@ const parseCapabilities = (value: Option.Option<string>): Effect.Effect<Readonly
   return Effect.succeed([...new Set(ids)] as Array<BundledId>)
 }
 
+const logLevels = {
+  trace: "Trace",
+  debug: "Debug",
+  info: "Info",
+  warning: "Warn",
+  error: "Error",
+  none: "None"
+} as const
+
 const serve = Command.make(
   "serve",
   {
@@ -75,6 +86,34 @@ const serve = Command.make(
     shutdownGraceMs: Flag.Int("shutdown-grace-ms").pipe(
       Flag.withDescription("Grace period for in-flight requests at shutdown, in ms (default 5000)"),
       Flag.optional
+    ),
+    timeoutMs: Flag.Int("timeout-ms").pipe(
+      Flag.withDescription("Default timeout of a tool call, in ms; 0 disables it (default 300000)"),
+      Flag.optional
+    ),
+    maxConcurrent: Flag.Int("max-concurrent").pipe(
+      Flag.withDescription("Tool calls running at once, server-wide; 0 means no limit (default 32)"),
+      Flag.optional
+    ),
+    maxQueued: Flag.Int("max-queued").pipe(
+      Flag.withDescription("Tool calls that may wait for a free slot (default 256)"),
+      Flag.optional
+    ),
+    queueTimeoutMs: Flag.Int("queue-timeout-ms").pipe(
+      Flag.withDescription("How long a call may wait for a slot, in ms; 0 means no limit (default 30000)"),
+      Flag.optional
+    ),
+    onOverload: Flag.Literals("on-overload", ["queue", "reject"]).pipe(
+      Flag.withDescription("When no slot is free: wait in the queue, or reject at once (default queue)"),
+      Flag.optional
+    ),
+    maxResultBytes: Flag.Int("max-result-bytes").pipe(
+      Flag.withDescription("Largest tool result, in bytes; 0 means no limit (default 1048576)"),
+      Flag.optional
+    ),
+    logLevel: Flag.Literals("log-level", ["trace", "debug", "info", "warning", "error", "none"]).pipe(
+      Flag.withDescription("Lowest level of the server's own JSON log lines on stderr (default info)"),
+      Flag.optional
     )
   },
   Effect.fnUntraced(function* (flags) {
@@ -88,7 +127,12 @@ const serve = Command.make(
     const ids = yield* parseCapabilities(flags.capabilities)
     for (const [flag, value, min] of [
       ["--max-message-bytes", flags.maxMessageBytes, 1024],
-      ["--shutdown-grace-ms", flags.shutdownGraceMs, 0]
+      ["--shutdown-grace-ms", flags.shutdownGraceMs, 0],
+      ["--timeout-ms", flags.timeoutMs, 0],
+      ["--max-concurrent", flags.maxConcurrent, 0],
+      ["--max-queued", flags.maxQueued, 0],
+      ["--queue-timeout-ms", flags.queueTimeoutMs, 0],
+      ["--max-result-bytes", flags.maxResultBytes, 0]
     ] as const) {
       if (Option.isSome(value) && value.value < min) {
         return yield* new UsageError({ message: `${flag} ${value.value}: must be at least ${min}` })
@@ -100,6 +144,17 @@ const serve = Command.make(
       maxMessageBytes: Option.getOrUndefined(flags.maxMessageBytes),
       shutdownGraceMs: Option.getOrUndefined(flags.shutdownGraceMs)
     })
+    // 0 switches a limit off.
+    const limit = (value: Option.Option<number>) =>
+      Option.getOrUndefined(Option.map(value, (n) => (n === 0 ? Infinity : n)))
+    const policy = Policy.layer({
+      timeout: limit(flags.timeoutMs),
+      maxConcurrent: limit(flags.maxConcurrent),
+      maxQueued: Option.getOrUndefined(flags.maxQueued),
+      queueTimeout: limit(flags.queueTimeoutMs),
+      onOverload: Option.getOrUndefined(flags.onOverload),
+      maxResultBytes: limit(flags.maxResultBytes)
+    })
     const capabilities = ids.reduce(
       (acc: Layer.Layer<never, Kernel.KernelError, Kernel.Kernel>, id) => Layer.merge(acc, bundled[id]),
       Layer.empty
@@ -110,7 +165,15 @@ const serve = Command.make(
       Effect.provideService(WorkspaceRoot, root)
     )
     yield* Effect.logInfo("mcp-runtime serving on stdio", { root, capabilities: ids })
-    return yield* program.pipe(Effect.provide(config))
+    // Outermost, so its scope closes (flushing the last spans) after the server
+    // is done and before runMain's teardown exits the process.
+    return yield* program.pipe(
+      Effect.provide(Layer.mergeAll(config, policy)),
+      Effect.provide(Tracing.layerOtlpFromEnv()),
+      Effect.provide(
+        Logging.layerJsonStderr(logLevels[Option.getOrElse(flags.logLevel, (): keyof typeof logLevels => "info")])
+      )
+    )
   })
 ).pipe(Command.withDescription("Serve MCP over stdio (newline-delimited JSON-RPC on stdin/stdout)"))
 

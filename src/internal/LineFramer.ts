@@ -14,7 +14,11 @@
 
 /** One framed message, or the report of a line that could not be one. */
 export type Frame =
-  | { readonly _tag: "Message"; readonly text: string }
+  | {
+      readonly _tag: "Message"
+      readonly text: string
+      /** The line's size in bytes, without its line ending. */ readonly bytes: number
+    }
   | {
       readonly _tag: "Oversize"
       readonly bytes: number
@@ -133,7 +137,7 @@ export class LineFramer {
     if (length > 0 && bytes[length - 1] === CR) length--
     if (length === 0) return // blank lines carry no message
     const text = this.decode(length === bytes.length ? bytes : bytes.subarray(0, length))
-    frames.push(text === undefined ? { _tag: "InvalidText", bytes: length } : { _tag: "Message", text })
+    frames.push(text === undefined ? { _tag: "InvalidText", bytes: length } : { _tag: "Message", text, bytes: length })
   }
 
   // A fatal decoder reports bad UTF-8 only by throwing; this is the one place

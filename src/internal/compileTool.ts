@@ -19,6 +19,8 @@ import {
   type JsonSchemaObject,
   type ToolDefinition
 } from "../McpSchema.ts"
+import type { Target } from "../Executor.ts"
+import type * as Policy from "../Policy.ts"
 import type { Era } from "../ProtocolVersion.ts"
 import { RequestContext } from "../RequestContext.ts"
 import type * as Tool from "../Tool.ts"
@@ -27,6 +29,8 @@ import type * as Tool from "../Tool.ts"
 export interface CompiledTool {
   readonly name: string
   readonly capability: string
+  /** What the executor needs to apply the policy (one object per tool, shared by its calls). */
+  readonly target: Target
   readonly annotations: Tool.Tool["annotations"]
   /** The `tools/list` entry per era, already serialized. */
   readonly listEntry: Readonly<Record<Era, string>>
@@ -103,7 +107,7 @@ export const formatIssues = (issue: SchemaIssue.Issue): Array<string> => {
 
 // Keys of the runtime's ambient references and of the request's own services.
 const ambientKey =
-  /^(?:effect\/(?:References|Logger|Tracer|Scheduler|Scope|Layer|ErrorReporter|Clock|Random|Console|ConfigProvider|ManagedRuntime|Schedule|ExecutionPlan)\b|Logger$|effect-mcp-runtime\/(?:RequestContext|Session)$)/
+  /^(?:effect\/(?:References|Logger|Tracer|Scheduler|Scope|Layer|ErrorReporter|Clock|Random|Console|ConfigProvider|ManagedRuntime|Schedule|ExecutionPlan)\b|Logger$|effect-mcp-runtime\/(?:RequestContext|Session|Progress|ClientLog|Executor)$)/
 const isAmbient = (key: string): boolean => ambientKey.test(key)
 
 const normalizeReply = (reply: Tool.Reply): CallToolResult => {
@@ -161,7 +165,8 @@ export const compileTool = (
   handled: Tool.Handled<any>,
   publicName: string,
   capability: string,
-  context: Context.Context<any>
+  context: Context.Context<any>,
+  capabilityLimits?: Policy.Limits | undefined
 ): CompiledTool | SchemaProblem => {
   const { handler, tool } = handled
   const inputSchema = toJsonSchema(tool.input, "input")
@@ -281,5 +286,18 @@ export const compileTool = (
     ) as Effect.Effect<CallToolResult, never, RequestContext>
   }
 
-  return { name: publicName, capability, annotations: tool.annotations, listEntry, call }
+  const target: Target = {
+    name: publicName,
+    capability,
+    own: tool.limits,
+    capabilityOwn:
+      capabilityLimits === undefined
+        ? undefined
+        : {
+            timeout: capabilityLimits.timeout,
+            maxConcurrent: capabilityLimits.maxConcurrent,
+            maxResultBytes: capabilityLimits.maxResultBytes
+          }
+  }
+  return { name: publicName, capability, target, annotations: tool.annotations, listEntry, call }
 }

@@ -43,7 +43,8 @@ export const initialize = Method.request("initialize", {
     const kernel = yield* Kernel
     const config = yield* ServerConfig
     const protocolVersion = ProtocolVersion.negotiate(params.protocolVersion)
-    const capabilities: ServerCapabilities = kernel.toolCount() > 0 ? { tools: { listChanged: true } } : {}
+    const capabilities: ServerCapabilities =
+      kernel.toolCount() > 0 ? { logging: {}, tools: { listChanged: true } } : { logging: {} }
     session.state.protocolVersion = protocolVersion
     session.state.clientCapabilities = params.capabilities
     session.state.clientInfo = params.clientInfo

@@ -5,10 +5,13 @@
  */
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import { exceedsUtf8, utf8Length } from "../internal/utf8.ts"
 import { Kernel } from "../Kernel.ts"
 import { InvalidParams } from "../McpError.ts"
-import { type CallToolResult, CallToolParams, type ContentBlock } from "../McpSchema.ts"
+import { Executor, type Overloaded, type TimedOut } from "../Executor.ts"
+import { type CallToolResult, CallToolParams, type ContentBlock, errorMetaKey } from "../McpSchema.ts"
 import * as Method from "../Method.ts"
+import type * as Policy from "../Policy.ts"
 import * as ProtocolVersion from "../ProtocolVersion.ts"
 import { RequestContext } from "../RequestContext.ts"
 
@@ -33,10 +36,45 @@ const shapeFor = (result: CallToolResult, version: ProtocolVersion.ProtocolVersi
   }
 }
 
+const errorResult = (text: string, code: string, suggestion: string): CallToolResult => ({
+  content: [{ type: "text", text: `${text}\nSuggestion: ${suggestion}` }],
+  isError: true,
+  _meta: { [errorMetaKey]: { code, suggestion } }
+})
+
+const policyResult = (error: Overloaded | TimedOut): CallToolResult =>
+  error._tag === "TimedOut"
+    ? errorResult(
+        error.message,
+        "timeout",
+        `Retry with less work per call (fewer files, a narrower query), or ask the operator to raise the ` +
+          `timeout of ${error.tool}.`
+      )
+    : errorResult(
+        error.message,
+        "overloaded",
+        `Wait for the calls in progress to finish, then retry ${error.tool}; make fewer calls in parallel.`
+      )
+
+const tooLarge = (tool: string, bytes: number, limit: Policy.Resolved<number>): CallToolResult =>
+  errorResult(
+    `The result of ${tool} was ${bytes} bytes, over the limit of ${limit.value} bytes (${limit.source}); ` +
+      `it was discarded.`,
+    "result_too_large",
+    `Call ${tool} again asking for less: a narrower range, a smaller page, or a filter.`
+  )
+
+const outcomeOf = (result: CallToolResult): string => {
+  if (result.isError !== true) return "ok"
+  const details = result._meta?.[errorMetaKey] as { readonly code?: unknown } | undefined
+  return typeof details?.code === "string" ? details.code : "tool_error"
+}
+
 /**
- * Decodes the arguments with the tool's input Schema and runs it. An unknown
- * tool is a −32602 protocol error; everything that goes wrong inside the tool
- * is an `isError: true` result.
+ * Decodes the arguments with the tool's input Schema and runs it under the
+ * execution policy (concurrency slot, timeout, result size limit). An unknown
+ * tool is a −32602 protocol error; everything that goes wrong inside the
+ * tool, and every policy limit hit, is an `isError: true` result.
  *
  * **Example**
  *
@@ -58,7 +96,7 @@ export const toolsCall = Method.request("tools/call", {
       (typeof params.arguments === "object" && params.arguments !== null && !Array.isArray(params.arguments))),
   // The hot path of the server: written without a generator.
   handler: (params) =>
-    Effect.flatMap(Effect.context<Kernel | RequestContext>(), (context) => {
+    Effect.flatMap(Effect.context<Kernel | RequestContext | Executor>(), (context) => {
       const tool = Context.get(context, Kernel).tool(params.name)
       if (tool === undefined) {
         return Effect.fail(
@@ -68,7 +106,28 @@ export const toolsCall = Method.request("tools/call", {
           })
         )
       }
-      const version = Context.get(context, RequestContext).protocolVersion
-      return Effect.map(tool.call(params.arguments), (result) => shapeFor(result, version))
+      const request = Context.get(context, RequestContext)
+      const record = request.record
+      record.tool = tool.name
+      record.capability = tool.capability
+      const executor = Context.get(context, Executor)
+      const limit = executor.limits(tool.target).maxResultBytes
+      return executor
+        .run(tool.target, tool.call(params.arguments), (queueMs) => {
+          record.queueMs = queueMs
+        })
+        .pipe(
+          Effect.catch((error) => Effect.succeed(policyResult(error))),
+          Effect.map((result) => {
+            let shaped = shapeFor(result, request.protocolVersion)
+            let json = JSON.stringify(shaped)
+            if (Number.isFinite(limit.value) && exceedsUtf8(json, limit.value)) {
+              shaped = tooLarge(tool.name, utf8Length(json), limit)
+              json = JSON.stringify(shaped)
+            }
+            record.outcome = outcomeOf(shaped)
+            return new Method.RawJson(json)
+          })
+        )
     })
 })

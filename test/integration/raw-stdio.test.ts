@@ -237,7 +237,7 @@ describe("raw stdio: throughput", () => {
     }))
 
   it("writes a response of several megabytes as one line", () =>
-    withServer([], async (server) => {
+    withServer(["--max-result-bytes", "4194304"], async (server) => {
       await server.initialize("2025-11-25")
       const text = "z".repeat(1024 * 1024)
       const response = await server.request("tools/call", { name: "system_echo", arguments: { text } })

@@ -68,7 +68,7 @@ describe("SDK client over stdio", () => {
         withClient(version, async (client, transport) => {
           assert.strictEqual(transport.negotiatedVersion, version)
           assert.deepStrictEqual(client.getServerVersion(), { name: "mcp-runtime", version: "0.1.0" })
-          assert.deepStrictEqual(client.getServerCapabilities(), { tools: { listChanged: true } })
+          assert.deepStrictEqual(client.getServerCapabilities(), { logging: {}, tools: { listChanged: true } })
           assert.include(client.getInstructions(), "system_info")
           await client.ping(requestOptions)
         }))

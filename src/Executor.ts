@@ -1,0 +1,340 @@
+/**
+ * The executor applies the {@link Policy} to every tool call: it waits for a
+ * per-tool slot, then a global one (in that order, so the two limits can
+ * never deadlock each other), bounds the wait, then runs the call under its
+ * timeout. A timed-out call is interrupted, and its finalizers have run
+ * before the executor returns.
+ *
+ * One executor serves a whole server: every session of an HTTP server shares
+ * its limits. `McpServer.serve` builds one from the {@link Policy} reference
+ * when none is provided.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import * as Effect from "effect/Effect"
+ * import * as Executor from "effect-mcp-runtime/Executor"
+ *
+ * const program = Effect.gen(function*() {
+ *   const executor = yield* Executor.Executor
+ *   return yield* executor.run({ name: "demo_work", capability: "demo" }, Effect.succeed("done"))
+ * }).pipe(Effect.provide(Executor.layer))
+ * ```
+ *
+ * @since 0.1.0
+ */
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
+import { Limiter } from "./internal/limiter.ts"
+import * as Policy from "./Policy.ts"
+
+/**
+ * No slot was free: the queue was full, the wait ran out, or the policy says
+ * to reject at once. `message` names the tool, the count and the limit.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import { Overloaded } from "effect-mcp-runtime/Executor"
+ *
+ * const error = new Overloaded({ message: "Server busy", tool: "exec_run", limit: 2, active: 2, waitedMs: 0 })
+ * ```
+ *
+ * @category errors
+ * @since 0.1.0
+ */
+export class Overloaded extends Schema.TaggedError<Overloaded>()("Overloaded", {
+  message: Schema.String,
+  tool: Schema.String,
+  /** The limit that was full. */
+  limit: Schema.Number,
+  /** How many calls held it. */
+  active: Schema.Number,
+  /** How long the call waited before giving up (0: rejected at once). */
+  waitedMs: Schema.Number
+}) {}
+
+/**
+ * The call ran past its timeout and was interrupted.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import { TimedOut } from "effect-mcp-runtime/Executor"
+ *
+ * const error = new TimedOut({
+ *   message: "exec_run timed out",
+ *   tool: "exec_run",
+ *   timeoutMs: 1000,
+ *   source: "the server default"
+ * })
+ * ```
+ *
+ * @category errors
+ * @since 0.1.0
+ */
+export class TimedOut extends Schema.TaggedError<TimedOut>()("TimedOut", {
+  message: Schema.String,
+  tool: Schema.String,
+  timeoutMs: Schema.Number,
+  /** Which setting the timeout came from (see `Policy.Source`). */
+  source: Schema.String
+}) {}
+
+/**
+ * What the executor needs to know about a tool.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import type * as Executor from "effect-mcp-runtime/Executor"
+ *
+ * const target: Executor.Target = { name: "exec_run", capability: "exec", own: { maxConcurrent: 2 } }
+ * ```
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface Target {
+  /**
+   * The public name. Calls share a per-tool limit when they pass the same
+   * `Target` object; the kernel keeps one per registered tool.
+   */
+  readonly name: string
+  readonly capability: string
+  /** The tool's own limits (`Tool.make` options). */
+  readonly own?: Policy.Limits | undefined
+  /** The capability's own limits (`Capability.make` options). */
+  readonly capabilityOwn?: Policy.Limits | undefined
+}
+
+/**
+ * A point-in-time view of the executor's load.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import type * as Executor from "effect-mcp-runtime/Executor"
+ *
+ * const idle: Executor.Load = { active: 0, waiting: 0, limit: 32, tools: {} }
+ * ```
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface Load {
+  readonly active: number
+  readonly waiting: number
+  readonly limit: number
+  readonly tools: { readonly [name: string]: { readonly active: number; readonly waiting: number } }
+}
+
+/**
+ * The executor service.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import * as Effect from "effect/Effect"
+ * import { Executor } from "effect-mcp-runtime/Executor"
+ *
+ * const busy = Effect.map(Effect.service(Executor), (executor) => executor.load().active > 0)
+ * ```
+ *
+ * @category services
+ * @since 0.1.0
+ */
+export class Executor extends Context.Service<
+  Executor,
+  {
+    /**
+     * Runs `effect` as a call of `target` under the policy. `onStart` is told
+     * how long the call waited for its slot.
+     */
+    readonly run: <A, E, R>(
+      target: Target,
+      effect: Effect.Effect<A, E, R>,
+      onStart?: (queueMs: number) => void
+    ) => Effect.Effect<A, E | Overloaded | TimedOut, R>
+    /** The limits in force for a tool. */
+    readonly limits: (target: Target) => Policy.ToolLimits
+    /** Current load, for diagnostics and tests. */
+    readonly load: () => Load
+  }
+>()("effect-mcp-runtime/Executor") {}
+
+interface Entry {
+  readonly limits: Policy.ToolLimits
+  readonly limiter: Limiter | undefined
+}
+
+/**
+ * Builds an executor from policy settings.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import * as Executor from "effect-mcp-runtime/Executor"
+ * import * as Policy from "effect-mcp-runtime/Policy"
+ *
+ * const executor = Executor.make({ ...Policy.defaults, maxConcurrent: 4 })
+ * executor.load().limit // => 4
+ * ```
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const make = (policy: Policy.PolicyShape): Executor["Service"] => {
+  const global = new Limiter(policy.maxConcurrent)
+  const queueTimeoutMs = Policy.millis(policy.queueTimeout)
+  const reject = policy.onOverload === "reject" || policy.maxQueued <= 0
+  // One entry per target object (the kernel keeps one per registered tool);
+  // `byName` only serves `load`.
+  const entries = new WeakMap<Target, Entry>()
+  const byName = new Map<string, Entry>()
+  let waiting = 0
+
+  const entryOf = (target: Target): Entry => {
+    let entry = entries.get(target)
+    if (entry === undefined) {
+      const limits = Policy.resolve(policy, target)
+      const max = limits.maxConcurrent.value
+      entry = { limits, limiter: Number.isFinite(max) ? new Limiter(Math.max(0, max)) : undefined }
+      entries.set(target, entry)
+      byName.set(target.name, entry)
+    }
+    return entry
+  }
+
+  const overloaded = (target: Target, entry: Entry, waitedMs: number): Overloaded => {
+    const limiter = entry.limiter
+    const toolFull = limiter !== undefined && limiter.active >= limiter.limit
+    const [scope, active, limit] = toolFull
+      ? [`tool ${target.name} has ${limiter.active} calls running, its limit`, limiter.active, limiter.limit]
+      : [`the server has ${global.active} tool calls running, its limit`, global.active, global.limit]
+    const why =
+      waitedMs > 0
+        ? `waited ${Math.round(waitedMs)} ms for a free slot (the queue timeout)`
+        : reject
+          ? "no slot was free and the server rejects calls it cannot start at once"
+          : `${waiting} calls are already waiting, the most the queue holds`
+    return new Overloaded({
+      message: `Server busy: ${target.name} ${why}; ${scope} is ${limit}.`,
+      tool: target.name,
+      limit,
+      active,
+      waitedMs
+    })
+  }
+
+  const timed = <A, E, R>(
+    target: Target,
+    entry: Entry,
+    effect: Effect.Effect<A, E, R>
+  ): Effect.Effect<A, E | TimedOut, R> => {
+    const timeout = entry.limits.timeoutMs
+    if (!Number.isFinite(timeout.value)) return effect
+    return Effect.flatMap(Effect.timeoutOption(effect, timeout.value), (result) =>
+      Option.isSome(result)
+        ? Effect.succeed(result.value)
+        : Effect.fail(
+            new TimedOut({
+              message:
+                `Tool ${target.name} did not finish within ${timeout.value} ms (${timeout.source}); ` +
+                `it was stopped.`,
+              tool: target.name,
+              timeoutMs: timeout.value,
+              source: timeout.source
+            })
+          )
+    )
+  }
+
+  const releaseAll = (entry: Entry) =>
+    Effect.sync(() => {
+      global.release()
+      entry.limiter?.release()
+    })
+
+  const run = <A, E, R>(
+    target: Target,
+    effect: Effect.Effect<A, E, R>,
+    onStart?: (queueMs: number) => void
+  ): Effect.Effect<A, E | Overloaded | TimedOut, R> =>
+    Effect.suspend((): Effect.Effect<A, E | Overloaded | TimedOut, R> => {
+      const entry = entryOf(target)
+      const limiter = entry.limiter
+      // Fast path: both slots free, nobody queued.
+      const haveTool = limiter === undefined || limiter.tryAcquire()
+      if (haveTool && global.tryAcquire()) {
+        onStart?.(0)
+        return Effect.ensuring(timed(target, entry, effect), releaseAll(entry))
+      }
+      if (haveTool) limiter?.release()
+      if (reject || waiting >= policy.maxQueued) return Effect.fail(overloaded(target, entry, 0))
+      // Slow path: wait in line, per-tool slot first, then a global one.
+      waiting++
+      return Effect.clockWith((clock) => {
+        const queuedAt = clock.currentTimeMillisUnsafe()
+        const acquire =
+          limiter === undefined
+            ? global.acquire
+            : Effect.flatMap(limiter.acquire, () =>
+                Effect.onInterrupt(global.acquire, () => Effect.sync(() => limiter.release()))
+              )
+        const bounded = Number.isFinite(queueTimeoutMs)
+          ? Effect.timeoutOption(acquire, queueTimeoutMs)
+          : Effect.asSome(acquire)
+        return Effect.uninterruptibleMask((restore) =>
+          restore(bounded).pipe(
+            Effect.ensuring(Effect.sync(() => waiting--)),
+            Effect.flatMap((acquired): Effect.Effect<A, E | Overloaded | TimedOut, R> => {
+              const waitedMs = clock.currentTimeMillisUnsafe() - queuedAt
+              if (Option.isNone(acquired)) return Effect.fail(overloaded(target, entry, waitedMs))
+              onStart?.(waitedMs)
+              return Effect.ensuring(restore(timed(target, entry, effect)), releaseAll(entry))
+            })
+          )
+        )
+      })
+    })
+
+  return Executor.of({
+    run,
+    limits: (target) => entryOf(target).limits,
+    load: () => ({
+      active: global.active,
+      waiting,
+      limit: global.limit,
+      tools: Object.fromEntries(
+        [...byName].flatMap(([name, entry]) =>
+          entry.limiter === undefined
+            ? []
+            : [[name, { active: entry.limiter.active, waiting: entry.limiter.waiting }] as const]
+        )
+      )
+    })
+  })
+}
+
+/**
+ * An executor built from the {@link Policy} reference in context.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import * as Layer from "effect/Layer"
+ * import * as Executor from "effect-mcp-runtime/Executor"
+ * import * as Policy from "effect-mcp-runtime/Policy"
+ *
+ * // one executor shared by every session of a server
+ * const ExecutorLive = Executor.layer.pipe(Layer.provide(Policy.layer({ maxConcurrent: 8 })))
+ * ```
+ *
+ * @category layers
+ * @since 0.1.0
+ */
+export const layer: Layer.Layer<Executor> = Layer.effect(Executor, Effect.map(Effect.service(Policy.Policy), make))

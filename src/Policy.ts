@@ -1,0 +1,347 @@
+/**
+ * Execution policies: how long a tool call may run, how many run at once, how
+ * long a call may wait for a slot, how large its result may be, how often
+ * progress reaches the client, and which client log messages are sent before
+ * the client picks a level.
+ *
+ * Limits are set at four places. For each setting, the first that sets it
+ * wins:
+ *
+ * 1. configuration, per tool (`tools["<public name>"]`);
+ * 2. configuration, per capability (`capabilities["<id>"]`);
+ * 3. the tool's own option (`Tool.make(name, { timeout, maxConcurrent, maxResultBytes })`);
+ * 4. the capability's own option (`Capability.make({ id, …, timeout })`);
+ * 5. the global default here.
+ *
+ * The operator's configuration always beats what the code says.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import * as Policy from "effect-mcp-runtime/Policy"
+ *
+ * const PolicyLive = Policy.layer({
+ *   timeout: "2 minutes",
+ *   maxConcurrent: 8,
+ *   tools: { exec_run: { timeout: "10 minutes", maxConcurrent: 2 } }
+ * })
+ * ```
+ *
+ * @since 0.1.0
+ */
+import * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
+import * as Layer from "effect/Layer"
+import type { LoggingLevel } from "./McpSchema.ts"
+
+/**
+ * Limits that can be set per tool and per capability.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import type * as Policy from "effect-mcp-runtime/Policy"
+ *
+ * const slowTool: Policy.Limits = { timeout: "15 minutes", maxConcurrent: 1 }
+ * ```
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface Limits {
+  /**
+   * How long one call may run once it has a slot. On expiry the handler is
+   * interrupted (its finalizers run) and the call ends with a `timeout` error
+   * result. `"Infinity"` disables it.
+   */
+  readonly timeout?: Duration.Input | undefined
+  /** How many calls of this tool may run at once (per capability: per tool of it). */
+  readonly maxConcurrent?: number | undefined
+  /** The largest serialized `tools/call` result, in bytes. */
+  readonly maxResultBytes?: number | undefined
+}
+
+/**
+ * What to do with a call when no slot is free: wait in the bounded queue, or
+ * fail at once with an `overloaded` error.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import type * as Policy from "effect-mcp-runtime/Policy"
+ *
+ * const failFast: Policy.OnOverload = "reject"
+ * ```
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export type OnOverload = "queue" | "reject"
+
+/**
+ * Every policy setting.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import * as Policy from "effect-mcp-runtime/Policy"
+ *
+ * Policy.Policy.defaultValue().maxConcurrent // => 32
+ * ```
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface PolicyShape {
+  /** Default per-call timeout (default 5 minutes). */
+  readonly timeout: Duration.Input
+  /** Tool calls running at once across the whole server (default 32). */
+  readonly maxConcurrent: number
+  /** Tool calls that may wait for a slot; one more is rejected at once (default 256). */
+  readonly maxQueued: number
+  /** How long a call may wait for a slot before it fails as `overloaded` (default 30 seconds). */
+  readonly queueTimeout: Duration.Input
+  /** `"queue"` (default) waits for a slot; `"reject"` fails at once when none is free. */
+  readonly onOverload: OnOverload
+  /** Default largest serialized `tools/call` result (default 1 MiB). */
+  readonly maxResultBytes: number
+  /**
+   * The shortest time between two progress notifications of one request
+   * (default 100 ms). Reports in between are coalesced; the last one is
+   * always delivered before the response.
+   */
+  readonly progressInterval: Duration.Input
+  /**
+   * Client log messages below this level are not sent until the client sends
+   * `logging/setLevel` (default `"info"`).
+   */
+  readonly clientLogLevel: LoggingLevel
+  /** Limits per tool, by public name (`"exec_run"`). */
+  readonly tools: { readonly [publicName: string]: Limits }
+  /** Limits for every tool of a capability, by capability id (`"exec"`). */
+  readonly capabilities: { readonly [id: string]: Limits }
+}
+
+/**
+ * The defaults, for reference and for spreading.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import * as Policy from "effect-mcp-runtime/Policy"
+ *
+ * Policy.defaults.timeout // => "5 minutes"
+ * ```
+ *
+ * @category constants
+ * @since 0.1.0
+ */
+export const defaults: PolicyShape = {
+  timeout: "5 minutes",
+  maxConcurrent: 32,
+  maxQueued: 256,
+  queueTimeout: "30 seconds",
+  onOverload: "queue",
+  maxResultBytes: 1024 * 1024,
+  progressInterval: "100 millis",
+  clientLogLevel: "info",
+  tools: {},
+  capabilities: {}
+}
+
+/**
+ * Settings that switch every limit off: no timeout, no concurrency limit, no
+ * result limit, no progress coalescing. Useful to measure what the policies
+ * cost, and in tests of code that must not depend on them.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import * as Policy from "effect-mcp-runtime/Policy"
+ *
+ * const Unlimited = Policy.layer(Policy.unlimited)
+ * ```
+ *
+ * @category constants
+ * @since 0.1.0
+ */
+export const unlimited: PolicyShape = {
+  ...defaults,
+  timeout: "Infinity",
+  maxConcurrent: Infinity,
+  maxQueued: Infinity,
+  queueTimeout: "Infinity",
+  maxResultBytes: Infinity,
+  progressInterval: 0
+}
+
+/**
+ * The policy settings, a reference with the documented defaults.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import * as Effect from "effect/Effect"
+ * import { Policy } from "effect-mcp-runtime/Policy"
+ *
+ * const globalLimit = Effect.map(Effect.service(Policy), (policy) => policy.maxConcurrent)
+ * ```
+ *
+ * @category services
+ * @since 0.1.0
+ */
+export const Policy = Context.Reference<PolicyShape>("effect-mcp-runtime/Policy", { defaultValue: () => defaults })
+
+/**
+ * Overrides some settings, keeping the defaults for the rest.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import * as Policy from "effect-mcp-runtime/Policy"
+ *
+ * const FailFast = Policy.layer({ onOverload: "reject", maxConcurrent: 4 })
+ * ```
+ *
+ * @category layers
+ * @since 0.1.0
+ */
+export const layer = (options: {
+  readonly [K in keyof PolicyShape]?: PolicyShape[K] | undefined
+}): Layer.Layer<never> =>
+  Layer.succeed(Policy, {
+    ...defaults,
+    ...(Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined)) as Partial<PolicyShape>)
+  }) as Layer.Layer<never>
+
+/**
+ * Where a limit in force came from, as named in error messages.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import type * as Policy from "effect-mcp-runtime/Policy"
+ *
+ * const source: Policy.Source = "configuration for the tool"
+ * ```
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export type Source =
+  | "configuration for the tool"
+  | "configuration for the capability"
+  | "the tool's own limit"
+  | "the capability's own limit"
+  | "the server default"
+
+/**
+ * A limit in force and where it came from.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import type * as Policy from "effect-mcp-runtime/Policy"
+ *
+ * const limit: Policy.Resolved<number> = { value: 4, source: "the tool's own limit" }
+ * ```
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface Resolved<A> {
+  readonly value: A
+  readonly source: Source
+}
+
+/**
+ * The limits in force for one tool.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import * as Policy from "effect-mcp-runtime/Policy"
+ *
+ * const limits = Policy.resolve(Policy.defaults, { name: "exec_run", capability: "exec" })
+ * limits.timeoutMs.value // => 300000
+ * ```
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface ToolLimits {
+  /** Milliseconds; `Infinity` when there is none. */
+  readonly timeoutMs: Resolved<number>
+  /** `Infinity` when there is none. */
+  readonly maxConcurrent: Resolved<number>
+  readonly maxResultBytes: Resolved<number>
+}
+
+const toMillis = (input: Duration.Input): number => {
+  const duration = Duration.fromInputUnsafe(input)
+  return Duration.isFinite(duration) ? Duration.toMillis(duration) : Infinity
+}
+
+/**
+ * Milliseconds of a duration setting (`Infinity` for an infinite one).
+ *
+ * **Example**
+ *
+ * ```ts
+ * import * as Policy from "effect-mcp-runtime/Policy"
+ *
+ * Policy.millis("30 seconds") // => 30000
+ * Policy.millis("Infinity") // => Infinity
+ * ```
+ *
+ * @category utils
+ * @since 0.1.0
+ */
+export const millis = (input: Duration.Input): number => toMillis(input)
+
+/**
+ * Resolves the limits in force for a tool, following the precedence in the
+ * module documentation.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import * as Policy from "effect-mcp-runtime/Policy"
+ *
+ * const policy = { ...Policy.defaults, capabilities: { exec: { timeout: "1 minute" } } }
+ * const limits = Policy.resolve(policy, { name: "exec_run", capability: "exec", own: { timeout: "10 minutes" } })
+ * limits.timeoutMs // => { value: 60000, source: "configuration for the capability" }
+ * ```
+ *
+ * @category utils
+ * @since 0.1.0
+ */
+export const resolve = (
+  policy: PolicyShape,
+  tool: {
+    readonly name: string
+    readonly capability: string
+    readonly own?: Limits | undefined
+    readonly capabilityOwn?: Limits | undefined
+  }
+): ToolLimits => {
+  const layers: ReadonlyArray<readonly [Limits | undefined, Source]> = [
+    [policy.tools[tool.name], "configuration for the tool"],
+    [policy.capabilities[tool.capability], "configuration for the capability"],
+    [tool.own, "the tool's own limit"],
+    [tool.capabilityOwn, "the capability's own limit"]
+  ]
+  const pick = <K extends keyof Limits>(key: K, fallback: NonNullable<Limits[K]>): Resolved<NonNullable<Limits[K]>> => {
+    for (const [limits, source] of layers) {
+      const value = limits?.[key]
+      if (value !== undefined) return { value: value as NonNullable<Limits[K]>, source }
+    }
+    return { value: fallback, source: "the server default" }
+  }
+  const timeout = pick("timeout", policy.timeout)
+  return {
+    timeoutMs: { value: toMillis(timeout.value), source: timeout.source },
+    maxConcurrent: pick("maxConcurrent", Infinity),
+    maxResultBytes: pick("maxResultBytes", policy.maxResultBytes)
+  }
+}
