@@ -344,7 +344,9 @@ export const serve = <const Methods extends ReadonlyArray<Method.Any> = typeof d
             ...(bytesIn === undefined ? {} : { bytes_in: bytesIn }),
             ...(line === undefined ? {} : { bytes_out: utf8Length(line) + 1 })
           }
-          const attributes: Record<string, unknown> = { "mcp.outcome": outcome }
+          // `error.type` as in OpenTelemetry's semantic conventions, for any outcome but ok.
+          const attributes: Record<string, unknown> =
+            outcome === "ok" ? { "mcp.outcome": outcome } : { "mcp.outcome": outcome, "error.type": outcome }
           if (record.tool !== undefined) attributes["mcp.tool.name"] = record.tool
           if (record.capability !== undefined) attributes["mcp.capability"] = record.capability
           return Effect.andThen(

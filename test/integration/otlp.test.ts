@@ -545,6 +545,10 @@ describe("mcp-runtime serve exports its request spans", () => {
       // Numeric ids are OTLP intValues, which JSON may carry as numbers or strings.
       assert.strictEqual(String(attribute(call[0]!, "mcp.request.id")), String(ids.call))
       assert.isString(attribute(call[0]!, "mcp.correlation_id"))
+      assert.strictEqual(attribute(call[0]!, "mcp.tool.name"), "system_echo")
+      assert.strictEqual(attribute(call[0]!, "mcp.capability"), "system")
+      assert.strictEqual(attribute(call[0]!, "mcp.outcome"), "ok")
+      assert.strictEqual(attribute(initialize[0]!, "mcp.outcome"), "ok")
       assert.notStrictEqual(initialize[0]!.spanId, call[0]!.spanId)
       for (const span of [...initialize, ...call]) {
         assert.strictEqual(span.status.code, 1, `${span.name} ended with status Ok`)
