@@ -7,7 +7,11 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
-import { LoggingMessageNotificationSchema, type Progress } from "@modelcontextprotocol/sdk/types.js"
+import {
+  type JSONRPCMessage,
+  LoggingMessageNotificationSchema,
+  type Progress
+} from "@modelcontextprotocol/sdk/types.js"
 import * as path from "node:path"
 
 const fixture = path.resolve(import.meta.dirname, "..", "fixtures", "policy-server.ts")
@@ -19,7 +23,7 @@ interface Event {
 
 const withFixture = async (
   env: Record<string, string>,
-  body: (client: Client, events: Array<Event>) => Promise<void>
+  body: (client: Client, events: Array<Event>, wire: Array<any>) => Promise<void>
 ) => {
   const transport = new StdioClientTransport({
     command: process.execPath,
@@ -46,9 +50,9 @@ const withFixture = async (
     // Every message from the server, as received, before the SDK handles it.
     const wire: Array<any> = []
     const deliver = transport.onmessage!
-    transport.onmessage = (message, extra) => {
+    transport.onmessage = (message: JSONRPCMessage) => {
       wire.push(message)
-      deliver(message, extra)
+      deliver(message)
     }
     await body(client, events, wire)
   } catch (error) {
@@ -137,7 +141,7 @@ describe("policies over stdio with the SDK client", () => {
 
   it("client log messages respect logging/setLevel", () =>
     withFixture({}, async (client) => {
-      const messages: Array<{ level: string; logger?: string; data: unknown }> = []
+      const messages: Array<{ level: string; logger?: string | undefined; data: unknown }> = []
       client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => {
         messages.push(notification.params)
       })
