@@ -135,7 +135,11 @@ describe("policies over stdio with the SDK client", () => {
       // (modelcontextprotocol/typescript-sdk#2580), so the caller sees a prefix of the wire.
       assert.deepStrictEqual(
         seen,
-        sent.slice(0, seen.length).map(({ progressToken: _, ...rest }: any) => rest)
+        sent.slice(0, seen.length).map((params: any) => {
+          const { progressToken, ...rest } = params
+          assert.isDefined(progressToken)
+          return rest
+        })
       )
     }))
 
