@@ -8,6 +8,12 @@
  * (SIGTERM), it stops reading, gives in-flight requests the configured grace
  * period, then interrupts what is left.
  *
+ * Every request is logged as one JSON line when it ends (method, id,
+ * correlation id, tool, queue and elapsed time, outcome, bytes in and out),
+ * and gets a `Progress` and a `ClientLog` of its own. Tool calls run under
+ * the execution policy (see `Policy` and `Executor`): a concurrency slot, a
+ * timeout that interrupts the work, a result size limit.
+ *
  * The core knows no capability: it serves whatever the {@link Kernel} holds.
  * It logs through Effect's logger with `LogToStderr` set, so even the default
  * logger never writes to stdout, the protocol wire.

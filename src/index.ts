@@ -9,6 +9,10 @@
 /** @since 0.1.0 */
 export * as Capability from "./Capability.ts"
 /** @since 0.1.0 */
+export * as ClientLog from "./ClientLog.ts"
+/** @since 0.1.0 */
+export * as Executor from "./Executor.ts"
+/** @since 0.1.0 */
 export * as Kernel from "./Kernel.ts"
 /** @since 0.1.0 */
 export * as McpError from "./McpError.ts"
@@ -18,6 +22,10 @@ export * as McpSchema from "./McpSchema.ts"
 export * as McpServer from "./McpServer.ts"
 /** @since 0.1.0 */
 export * as Method from "./Method.ts"
+/** @since 0.1.0 */
+export * as Policy from "./Policy.ts"
+/** @since 0.1.0 */
+export * as Progress from "./Progress.ts"
 /** @since 0.1.0 */
 export * as ProtocolVersion from "./ProtocolVersion.ts"
 /** @since 0.1.0 */
