@@ -4,6 +4,11 @@
  * by id. No SDK, no validation library: the client must not be the
  * bottleneck. Requests queued while handling one stdout chunk leave in one
  * write.
+ *
+ * The child's stderr is always drained (a server that logs every request
+ * would otherwise fill the pipe and block on its next log write): the client
+ * keeps the raw chunks of its last few KiB, decoded only when asked for, and
+ * counts the bytes.
  */
 import { type ChildProcess, spawn } from "node:child_process"
 import { readFileSync } from "node:fs"
@@ -18,6 +23,9 @@ type Callback = (response: Response) => void
 
 export const protocolVersion = "2025-11-25"
 
+/** How much of the child's stderr `Peer.stderr` returns, in characters. */
+const stderrKeep = 4000
+
 export class Peer {
   readonly child: ChildProcess
   /** performance.now() just before spawn. */
@@ -27,7 +35,10 @@ export class Peer {
   private tail = ""
   private outgoing: Array<string> = []
   private inHandler = false
-  private stderrTail = ""
+  private stderrChunks: Array<Buffer> = []
+  private stderrKept = 0
+  /** Bytes the child has written to stderr so far. */
+  stderrBytes = 0
   private readonly exited: Promise<number | null>
   /** Set when the child exits with requests pending. */
   failure: Error | undefined
@@ -43,10 +54,7 @@ export class Peer {
     this.exited = new Promise((resolve) => this.child.once("exit", (code) => resolve(code)))
     this.child.stdout!.setEncoding("utf8")
     this.child.stdout!.on("data", (chunk: string) => this.onData(chunk))
-    this.child.stderr!.setEncoding("utf8")
-    this.child.stderr!.on("data", (chunk: string) => {
-      this.stderrTail = (this.stderrTail + chunk).slice(-4000)
-    })
+    this.child.stderr!.on("data", (chunk: Buffer) => this.onStderr(chunk))
     this.child.stdin!.on("error", () => {}) // EPIPE when the child dies; reported via pending requests
     this.child.once("exit", (code, signal) => {
       if (this.pending.size === 0) return
@@ -58,8 +66,19 @@ export class Peer {
     })
   }
 
+  /** The last `stderrKeep` bytes (at least) the child wrote to stderr. */
   get stderr(): string {
-    return this.stderrTail
+    return Buffer.concat(this.stderrChunks).toString("utf8").slice(-stderrKeep)
+  }
+
+  // Called for every chunk under load: no decoding, no copying.
+  private onStderr(chunk: Buffer): void {
+    this.stderrBytes += chunk.length
+    this.stderrChunks.push(chunk)
+    this.stderrKept += chunk.length
+    while (this.stderrChunks.length > 1 && this.stderrKept - this.stderrChunks[0]!.length >= stderrKeep) {
+      this.stderrKept -= this.stderrChunks.shift()!.length
+    }
   }
 
   private onData(chunk: string): void {

@@ -6,20 +6,59 @@
  *
  * `bench/sdk-server.ts` is its twin on the official SDK: same public names,
  * same input and output schemas, same results.
+ *
+ * Environment:
+ *
+ * - `BENCH_TOOLS`: how many dummy tools (default 0).
+ * - `BENCH_POLICY`: `on` (default) runs tool calls under `Policy.defaults`
+ *   (5 min timeout, 32 calls at once, 256 queued, 1 MiB results), as a server
+ *   does out of the box; `off` under `Policy.unlimited` (no timeout, no
+ *   concurrency or queue limit, no result limit).
+ * - `BENCH_LOG_LEVEL`: the minimum log level of the JSON logs on stderr
+ *   (default `Info`, where every request writes one log line; `Warn` drops
+ *   those lines).
+ * - `BENCH_ECHO`: `sync` (default) answers at once, like the SDK server's
+ *   echo: each call runs to its end before the server handles the next
+ *   request, so calls never overlap (and never wait for a slot). `async`
+ *   yields to the scheduler once before answering, as any tool that does I/O
+ *   does: calls overlap, and with policies on all but 32 of them wait in the
+ *   queue.
  */
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as NodeStdio from "@effect/platform-node/NodeStdio"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as LogLevel from "effect/LogLevel"
 import * as Schema from "effect/Schema"
 import * as Logging from "../layers/Logging.ts"
 import * as StdioTransport from "../layers/StdioTransport.ts"
 import * as Capability from "../src/Capability.ts"
 import * as Kernel from "../src/Kernel.ts"
 import * as McpServer from "../src/McpServer.ts"
+import * as Policy from "../src/Policy.ts"
 import * as Tool from "../src/Tool.ts"
 
 const toolCount = Number(process.env.BENCH_TOOLS ?? "0")
+
+const policyMode = process.env.BENCH_POLICY ?? "on"
+if (policyMode !== "on" && policyMode !== "off") {
+  throw new Error(`BENCH_POLICY must be "on" or "off", not ${JSON.stringify(policyMode)}`)
+}
+const policy = policyMode === "on" ? Policy.defaults : Policy.unlimited
+
+const echoMode = process.env.BENCH_ECHO ?? "sync"
+if (echoMode !== "sync" && echoMode !== "async") {
+  throw new Error(`BENCH_ECHO must be "sync" or "async", not ${JSON.stringify(echoMode)}`)
+}
+const answer =
+  echoMode === "sync"
+    ? ({ text }: { readonly text: string }) => Effect.succeed({ text })
+    : ({ text }: { readonly text: string }) => Effect.as(Effect.yieldNow, { text })
+
+const logLevel = (process.env.BENCH_LOG_LEVEL ?? "Info") as LogLevel.LogLevel
+if (!LogLevel.values.includes(logLevel)) {
+  throw new Error(`BENCH_LOG_LEVEL must be one of ${LogLevel.values.join(", ")}, not ${JSON.stringify(logLevel)}`)
+}
 
 const echo = Tool.make("echo", {
   title: "Echo",
@@ -27,7 +66,7 @@ const echo = Tool.make("echo", {
   input: Schema.Struct({ text: Schema.String.annotate({ description: "The text to send back." }) }),
   output: Schema.Struct({ text: Schema.String.annotate({ description: "The same text." }) }),
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false }
-}).pipe(Tool.handle(({ text }) => Effect.succeed({ text })))
+}).pipe(Tool.handle(answer))
 
 const dummy = (i: number) =>
   Tool.make(`dummy_${i}`, {
@@ -49,7 +88,7 @@ const program = McpServer.serve().pipe(
       Layer.provideMerge(Kernel.layer())
     )
   ),
-  Effect.provide(Logging.layerJsonStderr())
+  Effect.provide(Layer.mergeAll(Logging.layerJsonStderr(logLevel), Policy.layer(policy)))
 )
 
 NodeRuntime.runMain(program)

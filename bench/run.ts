@@ -10,6 +10,12 @@
  * report: the exit code is 0 whether they pass or not, and 1 only when the
  * bench itself fails (a server error, a wrong answer, a timeout).
  *
+ * It also measures what two features of ours cost, ours against ours, two
+ * servers side by side (section 3): the execution policies (`Policy.defaults`
+ * against `Policy.unlimited`, with the echo answering at once and with an echo
+ * that yields once, so that calls overlap and queue) and the per-request log
+ * line (log level `Info` against `Warn`), as echo throughput at 256 in flight.
+ *
  * With one call in flight, wall-clock figures depend on whether the scheduler
  * puts client and server on the same CPU; `taskset -c 1 npm run bench` pins
  * all processes to one CPU for steadier (but different) figures. The "server
@@ -19,6 +25,7 @@ import { mkdirSync, writeFileSync } from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { bundle } from "../scripts/bundle.ts"
+import * as Policy from "../src/Policy.ts"
 import { Peer, type Response } from "./client.ts"
 
 const root = path.resolve(import.meta.dirname, "..")
@@ -42,8 +49,21 @@ const settings = {
   rounds: 10,
   listTools: 1000,
   listCalls: 100,
-  rssEchoCalls: 20
+  rssEchoCalls: 20,
+  /** Policies on vs off, and log line vs none: ours against ours, interleaved rounds. */
+  features: { inFlight: 256, warmupCalls: 10_000, rounds: 12, callsPerRound: 4000 }
 } as const
+
+// With policies on and calls that overlap (the async echo), 32 calls run and
+// the rest of the 256 in flight wait in the queue: that is what the defaults
+// do. The client never has more than `inFlight` requests outstanding, so the
+// queue must hold all the others, or calls would fail as overloaded.
+if (settings.features.inFlight - Policy.defaults.maxConcurrent > Policy.defaults.maxQueued) {
+  throw new Error(
+    `${settings.features.inFlight} in flight would overflow the default queue ` +
+      `(${Policy.defaults.maxConcurrent} running + ${Policy.defaults.maxQueued} queued)`
+  )
+}
 
 // -- build ---------------------------------------------------------------------
 
@@ -70,8 +90,8 @@ const specs = {
   }
 } satisfies Record<string, ServerSpec>
 
-const start = async (spec: ServerSpec, tools = 0): Promise<Peer> => {
-  const peer = new Peer(spec.label, spec.args, { BENCH_TOOLS: String(tools) })
+const start = async (spec: ServerSpec, tools = 0, env: Record<string, string> = {}): Promise<Peer> => {
+  const peer = new Peer(spec.label, spec.args, { BENCH_TOOLS: String(tools), ...env })
   await peer.initialize()
   return peer
 }
@@ -151,11 +171,54 @@ const quantile = (values: ReadonlyArray<number>, q: number): number => {
 }
 const median = (values: ReadonlyArray<number>): number => quantile(values, 0.5)
 
-/** Runs `fn` for both sides, `rounds` times, alternating which goes first. */
-const interleave = async (rounds: number, fn: (side: Side, round: number) => Promise<void>): Promise<void> => {
+const versusSdk = ["ours", "sdk"] as const satisfies ReadonlyArray<Side>
+
+/** Runs `fn` for both sides, `rounds` times, alternating which goes first (A/B, then B/A). */
+const interleave = async <S extends string>(
+  sides: readonly [S, S],
+  rounds: number,
+  fn: (side: S, round: number) => Promise<void>
+): Promise<void> => {
   for (let round = 0; round < rounds; round++) {
-    const order: Array<Side> = round % 2 === 0 ? ["ours", "sdk"] : ["sdk", "ours"]
+    const order: ReadonlyArray<S> = round % 2 === 0 ? sides : [sides[1], sides[0]]
     for (const side of order) await fn(side, round)
+  }
+}
+
+interface Throughput<S extends string> {
+  /** Each round's calls/s. */
+  readonly rates: Record<S, Array<number>>
+  /** The median round's calls/s: a burst of noise from elsewhere on the machine spoils a round, not the figure. */
+  readonly median: Record<S, number>
+  /** All calls over all the rounds' time. */
+  readonly overall: Record<S, number>
+  /** Server CPU time (user + system) per call, in µs. */
+  readonly cpuUs: Record<S, number>
+}
+
+/** Echo throughput of two servers at `inFlight`, in interleaved rounds of `callsPerRound`. */
+const throughput = async <S extends string>(
+  sides: readonly [S, S],
+  peerOf: (side: S) => Peer,
+  tool: (side: S) => string,
+  options: { readonly inFlight: number; readonly rounds: number; readonly callsPerRound: number }
+): Promise<Throughput<S>> => {
+  const { inFlight, rounds, callsPerRound } = options
+  const elapsed = { [sides[0]]: [], [sides[1]]: [] } as unknown as Record<S, Array<number>>
+  const cpuMs = { [sides[0]]: 0, [sides[1]]: 0 } as unknown as Record<S, number>
+  await interleave(sides, rounds, async (side) => {
+    const peer = peerOf(side)
+    const cpuBefore = peer.cpuMs()
+    elapsed[side].push(await echoLoop(peer, tool(side), callsPerRound, inFlight))
+    cpuMs[side] += peer.cpuMs() - cpuBefore
+  })
+  const per = <A>(f: (side: S) => A) => ({ [sides[0]]: f(sides[0]), [sides[1]]: f(sides[1]) }) as Record<S, A>
+  const rates = per((side) => elapsed[side].map((ms) => callsPerRound / (ms / 1000)))
+  return {
+    rates,
+    median: per((side) => median(rates[side])),
+    overall: per((side) => (callsPerRound * rounds) / (elapsed[side].reduce((a, b) => a + b, 0) / 1000)),
+    cpuUs: per((side) => (cpuMs[side] * 1000) / (callsPerRound * rounds))
   }
 }
 
@@ -168,8 +231,11 @@ const progress = (message: string): void => {
 interface Row {
   readonly metric: string
   readonly unit: string
-  readonly ours: number
-  readonly sdk: number
+  /** What `a` and `b` measured: ours and the SDK, or two configurations of ours. */
+  readonly labels: readonly [string, string]
+  readonly a: number
+  readonly b: number
+  /** a / b */
   readonly ratio: number
   /** Direction of the target on the ratio: at most ("<=") or at least (">="). */
   readonly target: { readonly op: "<=" | ">="; readonly value: number } | undefined
@@ -178,17 +244,19 @@ interface Row {
 }
 
 const rows: Array<Row> = []
+const oursVsSdk = ["ours", "SDK"] as const
 const row = (
   metric: string,
   unit: string,
-  ours: number,
-  sdk: number,
+  a: number,
+  b: number,
   target: Row["target"],
-  details?: unknown
+  details?: unknown,
+  labels: Row["labels"] = oursVsSdk
 ): void => {
-  const ratio = ours / sdk
+  const ratio = a / b
   const pass = target === undefined ? undefined : target.op === "<=" ? ratio <= target.value : ratio >= target.value
-  rows.push({ metric, unit, ours, sdk, ratio, target, pass, details })
+  rows.push({ metric, unit, labels, a, b, ratio, target, pass, details })
 }
 
 const began = performance.now()
@@ -238,14 +306,14 @@ progress("steady state: starting both servers (BENCH_TOOLS=0)")
 const peers: Record<Side, Peer> = { ours: await start(specs.ours), sdk: await start(specs.sdk) }
 
 progress(`warm-up: ${settings.warmupCalls} calls at 16 in flight + 1000 sequential, each`)
-await interleave(1, async (side) => {
+await interleave(versusSdk, 1, async (side) => {
   await echoLoop(peers[side], specs[side].echo, settings.warmupCalls, 16)
   await echoLoop(peers[side], specs[side].echo, 1000, 1)
 })
 
 progress(`sequential latency: ${settings.sequentialCalls} calls each in ${settings.rounds} rounds`)
 const latencies: Record<Side, Array<number>> = { ours: [], sdk: [] }
-await interleave(settings.rounds, async (side) => {
+await interleave(versusSdk, settings.rounds, async (side) => {
   await echoLoop(peers[side], specs[side].echo, settings.sequentialCalls / settings.rounds, 1, latencies[side])
 })
 row("sequential echo latency p50", "ms", quantile(latencies.ours, 0.5), quantile(latencies.sdk, 0.5), {
@@ -257,41 +325,215 @@ row("sequential echo latency p99", "ms", quantile(latencies.ours, 0.99), quantil
 const cpuRows: Array<Parameters<typeof row>> = []
 for (const { inFlight, calls } of settings.pipelined) {
   progress(`throughput: ${calls} calls each at ${inFlight} in flight, ${settings.rounds} rounds`)
-  const elapsed: Record<Side, Array<number>> = { ours: [], sdk: [] }
-  const cpuMs: Record<Side, number> = { ours: 0, sdk: 0 }
-  await interleave(settings.rounds, async (side) => {
-    const cpuBefore = peers[side].cpuMs()
-    elapsed[side].push(await echoLoop(peers[side], specs[side].echo, calls / settings.rounds, inFlight))
-    cpuMs[side] += peers[side].cpuMs() - cpuBefore
-  })
-  // The median round: a burst of noise from elsewhere on the machine spoils a round, not the figure.
-  const rates = (side: Side) => elapsed[side].map((ms) => calls / settings.rounds / (ms / 1000))
-  const overall = (side: Side) => calls / (elapsed[side].reduce((a, b) => a + b, 0) / 1000)
+  const result = await throughput(
+    versusSdk,
+    (side) => peers[side],
+    (side) => specs[side].echo,
+    {
+      inFlight,
+      rounds: settings.rounds,
+      callsPerRound: calls / settings.rounds
+    }
+  )
   row(
     `throughput, ${inFlight} in flight`,
     "calls/s",
-    median(rates("ours")),
-    median(rates("sdk")),
+    result.median.ours,
+    result.median.sdk,
     inFlight >= 16 ? { op: ">=", value: 1 } : undefined,
-    {
-      statistic: "median of the rounds' calls/s",
-      overall: { ours: overall("ours"), sdk: overall("sdk") },
-      rounds: { ours: rates("ours"), sdk: rates("sdk") }
-    }
+    { statistic: "median of the rounds' calls/s", overall: result.overall, rounds: result.rates }
   )
   // CPU time per call barely depends on what else the machine is doing: the steadier figure.
   cpuRows.push([
     `server CPU per call, ${inFlight} in flight (info)`,
     "µs",
-    (cpuMs.ours * 1000) / calls,
-    (cpuMs.sdk * 1000) / calls,
+    result.cpuUs.ours,
+    result.cpuUs.sdk,
     undefined
   ])
 }
 for (const args of cpuRows) row(...args)
 await Promise.all([peers.ours.close(), peers.sdk.close()])
 
-// -- 3. tools/list with many tools --------------------------------------------
+// -- 3. what our features cost: execution policies, per-request log line ----
+
+// Five of our servers side by side. Policies on (the defaults: 5 min timeout,
+// 32 calls at once, 256 queued, 1 MiB results) against off
+// (`Policy.unlimited`), with the echo answering at once and with an echo that
+// yields once (only then do calls overlap and queue: a call that runs to its
+// end synchronously holds its slot for no time), all logging at Info (one line
+// per request); and policies on logging at Warn (no per-request line). Each
+// comparison is its own A/B, B/A interleaving.
+type Variant = "on" | "off" | "onQuiet" | "onAsync" | "offAsync"
+const variants: Record<Variant, { readonly label: string; readonly env: Record<string, string> }> = {
+  on: { label: "ours, policies on", env: { BENCH_POLICY: "on", BENCH_LOG_LEVEL: "Info", BENCH_ECHO: "sync" } },
+  off: { label: "ours, policies off", env: { BENCH_POLICY: "off", BENCH_LOG_LEVEL: "Info", BENCH_ECHO: "sync" } },
+  onQuiet: {
+    label: "ours, policies on, log Warn",
+    env: { BENCH_POLICY: "on", BENCH_LOG_LEVEL: "Warn", BENCH_ECHO: "sync" }
+  },
+  onAsync: {
+    label: "ours, policies on, async echo",
+    env: { BENCH_POLICY: "on", BENCH_LOG_LEVEL: "Info", BENCH_ECHO: "async" }
+  },
+  offAsync: {
+    label: "ours, policies off, async echo",
+    env: { BENCH_POLICY: "off", BENCH_LOG_LEVEL: "Info", BENCH_ECHO: "async" }
+  }
+}
+const variantNames = Object.keys(variants) as Array<Variant>
+const features = settings.features
+progress(
+  `features: starting ${variantNames.length} of our servers (policies on / off, log Info / Warn, echo sync / async)`
+)
+const variantPeers = {} as Record<Variant, Peer>
+for (const variant of variantNames) {
+  variantPeers[variant] = await start({ ...specs.ours, label: variants[variant].label }, 0, variants[variant].env)
+}
+const variantEcho = () => specs.ours.echo
+
+/** Warms both servers up right before the rounds (a server idle for seconds starts slow), then measures. */
+const compare = async <S extends Variant>(sides: readonly [S, S]): Promise<Throughput<S>> => {
+  for (const side of sides) {
+    await echoLoop(variantPeers[side], variantEcho(), features.warmupCalls, features.inFlight)
+  }
+  return throughput(sides, (side) => variantPeers[side], variantEcho, features)
+}
+
+/**
+ * Calls that waited for a slot, among the per-request log lines in the stderr
+ * tail (`queue_ms` > 0): with policies on and the async echo, most calls at
+ * 256 in flight wait for one of the 32 slots; otherwise none does.
+ */
+const queuedInTail = (variant: Variant): { readonly calls: number; readonly queued: number } => {
+  let calls = 0
+  let queued = 0
+  for (const text of variantPeers[variant].stderr.split("\n")) {
+    let fields: any
+    try {
+      fields = JSON.parse(text)?.annotations
+    } catch {
+      continue // the first line of the tail, cut
+    }
+    if (fields?.method !== "tools/call" || typeof fields.queue_ms !== "number") continue
+    calls++
+    if (fields.queue_ms > 0) queued++
+  }
+  return { calls, queued }
+}
+
+const featureRounds = `${features.rounds} rounds of ${features.callsPerRound} calls at ${features.inFlight} in flight`
+const featureCalls = features.rounds * features.callsPerRound
+
+progress(`policy cost, sync echo: on vs off, warm-up then ${featureRounds}`)
+const policyCost = await compare(["on", "off"])
+progress(`policy cost, async echo: on vs off, warm-up then ${featureRounds}`)
+const policyCostAsync = await compare(["onAsync", "offAsync"])
+const queued = {
+  on: queuedInTail("on"),
+  off: queuedInTail("off"),
+  onAsync: queuedInTail("onAsync"),
+  offAsync: queuedInTail("offAsync")
+}
+if (queued.onAsync.queued === 0) {
+  progress(
+    `WARNING: no call of the async echo with policies on waited for a slot ` +
+      `(${queued.onAsync.calls} calls in the stderr tail): are the policies applied?`
+  )
+}
+
+progress(`log line cost: log Info vs Warn (policies on, sync echo), warm-up then ${featureRounds}`)
+const bytesBefore = { on: variantPeers.on.stderrBytes, onQuiet: variantPeers.onQuiet.stderrBytes }
+const logCost = await compare(["on", "onQuiet"])
+// (warm-up included)
+const logBytesPerCall = {
+  info: (variantPeers.on.stderrBytes - bytesBefore.on) / (features.warmupCalls + featureCalls),
+  warn: (variantPeers.onQuiet.stderrBytes - bytesBefore.onQuiet) / (features.warmupCalls + featureCalls)
+}
+await Promise.all(variantNames.map((variant) => variantPeers[variant].close()))
+
+const policyLabels = ["policies on", "policies off"] as const
+const logLabels = ["log Info", "log Warn"] as const
+const policyDetails = {
+  on: "Policy.defaults: 5 min timeout, 32 calls at once, 256 queued, 1 MiB result limit",
+  off: "Policy.unlimited",
+  statistic: "median of the rounds' calls/s"
+}
+row(
+  `policy cost: throughput, ${features.inFlight} in flight`,
+  "calls/s",
+  policyCost.median.on,
+  policyCost.median.off,
+  { op: ">=", value: 0.9 },
+  {
+    ...policyDetails,
+    echo: "sync: calls never overlap, so none waits for a slot",
+    overall: policyCost.overall,
+    rounds: policyCost.rates,
+    queuedInStderrTail: { on: queued.on, off: queued.off }
+  },
+  policyLabels
+)
+row(
+  `policy cost: throughput, ${features.inFlight} in flight, async echo`,
+  "calls/s",
+  policyCostAsync.median.onAsync,
+  policyCostAsync.median.offAsync,
+  { op: ">=", value: 0.9 },
+  {
+    ...policyDetails,
+    echo: "async (yields once): calls overlap; with policies on, 32 run and the others wait in the queue",
+    overall: policyCostAsync.overall,
+    rounds: policyCostAsync.rates,
+    queuedInStderrTail: { on: queued.onAsync, off: queued.offAsync }
+  },
+  policyLabels
+)
+row(
+  `policy cost: server CPU per call, ${features.inFlight} in flight (info)`,
+  "µs",
+  policyCost.cpuUs.on,
+  policyCost.cpuUs.off,
+  undefined,
+  { extraUsPerCall: policyCost.cpuUs.on - policyCost.cpuUs.off },
+  policyLabels
+)
+row(
+  `policy cost: server CPU per call, ${features.inFlight} in flight, async echo (info)`,
+  "µs",
+  policyCostAsync.cpuUs.onAsync,
+  policyCostAsync.cpuUs.offAsync,
+  undefined,
+  { extraUsPerCall: policyCostAsync.cpuUs.onAsync - policyCostAsync.cpuUs.offAsync },
+  policyLabels
+)
+row(
+  `per-request log line cost: throughput, ${features.inFlight} in flight (info)`,
+  "calls/s",
+  logCost.median.on,
+  logCost.median.onQuiet,
+  undefined,
+  {
+    info: "policies on, MinimumLogLevel Info: one JSON line on stderr per request",
+    warn: "policies on, MinimumLogLevel Warn: no per-request line",
+    statistic: "median of the rounds' calls/s",
+    overall: logCost.overall,
+    rounds: logCost.rates,
+    stderrBytesPerCall: logBytesPerCall
+  },
+  logLabels
+)
+row(
+  `per-request log line cost: server CPU per call, ${features.inFlight} in flight (info)`,
+  "µs",
+  logCost.cpuUs.on,
+  logCost.cpuUs.onQuiet,
+  undefined,
+  { extraUsPerCall: logCost.cpuUs.on - logCost.cpuUs.onQuiet },
+  logLabels
+)
+
+// -- 4. tools/list with many tools --------------------------------------------
 
 progress(`tools/list: starting both servers with BENCH_TOOLS=${settings.listTools}`)
 const listPeers: Record<Side, Peer> = {
@@ -342,10 +584,10 @@ for (const side of ["ours", "sdk"] as const) {
 
 progress(`tools/list: ${settings.listCalls} full listings each, interleaved`)
 const listMs: Record<Side, Array<number>> = { ours: [], sdk: [] }
-await interleave(1, async (side) => {
+await interleave(versusSdk, 1, async (side) => {
   for (let i = 0; i < 5; i++) await listAll(listPeers[side]) // warm-up
 })
-await interleave(settings.rounds, async (side) => {
+await interleave(versusSdk, settings.rounds, async (side) => {
   for (let i = 0; i < settings.listCalls / settings.rounds; i++) {
     const t0 = performance.now()
     await listAll(listPeers[side])
@@ -398,28 +640,43 @@ const format = (value: number, unit: string): string =>
     ? Math.round(value).toLocaleString("en-US")
     : value.toFixed(unit === "MiB" || unit === "µs" ? 1 : 3)
 
-const table = [
-  ["metric", "unit", "ours", "SDK", "ratio", "target", "result"],
-  ...rows.map((r) => [
+// Ours vs the SDK first, then ours vs ours, each comparison under a header
+// naming its two columns.
+const sameLabels = (x: Row["labels"], y: Row["labels"]) => x[0] === y[0] && x[1] === y[1]
+const ordered = [
+  ...rows.filter((r) => sameLabels(r.labels, oursVsSdk)),
+  ...rows.filter((r) => !sameLabels(r.labels, oursVsSdk))
+]
+const header = (labels: Row["labels"]) => ["", "", labels[0], labels[1], "ratio", "", ""]
+const table: Array<Array<string>> = [["metric", "unit", "ours", "SDK", "ratio", "target", "result"]]
+ordered.forEach((r, i) => {
+  if (i > 0 && !sameLabels(r.labels, ordered[i - 1]!.labels)) table.push([], header(r.labels))
+  table.push([
     r.metric,
     r.unit,
-    format(r.ours, r.unit),
-    format(r.sdk, r.unit),
+    format(r.a, r.unit),
+    format(r.b, r.unit),
     `${r.ratio.toFixed(2)}×`,
-    r.target === undefined ? "—" : `${r.target.op} ${r.target.value.toFixed(1)}×`,
+    r.target === undefined ? "—" : `${r.target.op} ${r.target.value.toFixed(2)}×`,
     r.pass === undefined ? "info" : r.pass ? "PASS" : "FAIL"
   ])
-]
-const widths = table[0]!.map((_, c) => Math.max(...table.map((cells) => cells[c]!.length)))
+})
+const widths = table[0]!.map((_, c) => Math.max(...table.map((cells) => cells[c]?.length ?? 0)))
 const line = (cells: ReadonlyArray<string>) =>
-  cells.map((cell, c) => (c >= 2 && c <= 4 ? cell.padStart(widths[c]!) : cell.padEnd(widths[c]!))).join("  ")
+  cells
+    .map((cell, c) => (c >= 2 && c <= 4 ? cell.padStart(widths[c]!) : cell.padEnd(widths[c]!)))
+    .join("  ")
+    .trimEnd()
 
 const cpu = os.cpus()[0]?.model ?? "unknown cpu"
 console.log("")
 console.log(
   `effect-mcp-runtime vs @modelcontextprotocol/sdk McpServer — node ${process.version}, ${os.cpus().length} × ${cpu}`
 )
-console.log(`ratio = ours / SDK (times and RSS: lower is better; throughput: higher is better)`)
+console.log(
+  `ratio = ours / SDK, or the first column / the second under a header of its own ` +
+    `(times, CPU and RSS: lower is better; throughput: higher is better)`
+)
 console.log("")
 console.log(line(table[0]!))
 console.log(widths.map((w) => "-".repeat(w)).join("  "))
@@ -452,7 +709,7 @@ writeFileSync(
       loadAverage: { before: loadBefore, after: loadAfter },
       settings,
       seconds,
-      rows
+      rows: ordered
     },
     null,
     2

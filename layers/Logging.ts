@@ -2,15 +2,135 @@
  * Server logs: one JSON object per line on stderr. stdout is the protocol
  * wire and never carries a log.
  *
+ * The lines have the shape of Effect's `Logger.formatJson` (`message`,
+ * `level`, `timestamp`, `cause`, `annotations`, `spans`, `fiberId`) but are
+ * serialized with plain `JSON.stringify`, and every line logged within one
+ * tick of the event loop goes out in one write: a busy server logs one line
+ * per request without paying a system call per line. Pending lines are
+ * written when the layer is released and when the process exits.
+ *
  * @since 0.1.0
  */
+import * as Cause from "effect/Cause"
+import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
 import type * as LogLevel from "effect/LogLevel"
 import * as References from "effect/References"
 
+// Values JSON cannot carry as they are (bigint, errors, symbols, cycles) become strings.
+const replacer = () => {
+  const seen = new WeakSet<object>()
+  return (_key: string, value: unknown): unknown => {
+    if (typeof value === "bigint") return value.toString()
+    if (typeof value === "symbol" || typeof value === "function") return String(value)
+    if (value instanceof Error) return { name: value.name, message: value.message }
+    if (typeof value === "object" && value !== null) {
+      if (seen.has(value)) return "[Circular]"
+      seen.add(value)
+    }
+    return value
+  }
+}
+
+const stringify = (record: Record<string, unknown>): string => {
+  try {
+    return JSON.stringify(record)
+  } catch {
+    return JSON.stringify(record, replacer())
+  }
+}
+
 /**
- * JSON logs on stderr at the given minimum level (default `Info`).
+ * Formats a log entry as one JSON line (without the newline), in the shape
+ * of Effect's `Logger.formatJson`.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import * as Logger from "effect/Logger"
+ * import * as Logging from "effect-mcp-runtime/layers/Logging"
+ *
+ * const lines: Array<string> = []
+ * const capture = Logger.make((options) => {
+ *   lines.push(Logging.formatLine(options))
+ * })
+ * ```
+ *
+ * @category formatting
+ * @since 0.1.0
+ */
+export const formatLine = (options: Logger.Options<unknown>): string => {
+  const { cause, date, fiber, logLevel, message } = options
+  const spans: Record<string, number> = {}
+  const now = date.getTime()
+  for (const [label, start] of fiber.getRef(References.CurrentLogSpans)) spans[label] = now - start
+  return stringify({
+    message: Array.isArray(message) && message.length === 1 ? message[0] : message,
+    level: logLevel.toUpperCase(),
+    timestamp: date.toISOString(),
+    ...(cause.reasons.length > 0 ? { cause: Cause.pretty(cause) } : {}),
+    annotations: fiber.getRef(References.CurrentLogAnnotations),
+    spans,
+    fiberId: `#${fiber.id}`
+  })
+}
+
+/**
+ * Collects lines and writes each tick's lines with one call of `write`.
+ * A batch larger than 64 KiB is written at once.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import * as Logging from "effect-mcp-runtime/layers/Logging"
+ *
+ * const out: Array<string> = []
+ * const sink = Logging.makeBatchedSink((text) => out.push(text))
+ * sink.add('{"a":1}')
+ * sink.add('{"b":2}')
+ * sink.flush() // out: ['{"a":1}\n{"b":2}\n']
+ * ```
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const makeBatchedSink = (
+  write: (text: string) => void
+): { readonly add: (line: string) => void; readonly flush: () => void } => {
+  let pending = ""
+  let scheduled = false
+  const flush = () => {
+    scheduled = false
+    if (pending.length === 0) return
+    const text = pending
+    pending = ""
+    write(text)
+  }
+  return {
+    add: (line) => {
+      pending += line + "\n"
+      if (pending.length >= 64 * 1024) return flush()
+      if (!scheduled) {
+        scheduled = true
+        setImmediate(flush)
+      }
+    },
+    flush
+  }
+}
+
+const writeStderr = (text: string): void => {
+  try {
+    process.stderr.write(text)
+  } catch {
+    // stderr is gone: nothing left to report to.
+  }
+}
+
+/**
+ * JSON logs on stderr at the given minimum level (default `Info`), batched
+ * per tick.
  *
  * **Example**
  *
@@ -25,6 +145,19 @@ import * as References from "effect/References"
  */
 export const layerJsonStderr = (level: LogLevel.LogLevel = "Info"): Layer.Layer<never> =>
   Layer.mergeAll(
-    Logger.layer([Logger.withConsoleError(Logger.formatJson)]),
+    Layer.unwrap(
+      Effect.gen(function* () {
+        const sink = makeBatchedSink(writeStderr)
+        const onExit = () => sink.flush()
+        process.once("exit", onExit)
+        yield* Effect.addFinalizer(() =>
+          Effect.sync(() => {
+            process.off("exit", onExit)
+            sink.flush()
+          })
+        )
+        return Logger.layer([Logger.make((options) => sink.add(formatLine(options)))])
+      })
+    ),
     Layer.succeed(References.MinimumLogLevel, level)
   )

@@ -5,9 +5,9 @@
  * timeout. A timed-out call is interrupted, and its finalizers have run
  * before the executor returns.
  *
- * One executor serves a whole server: every session of an HTTP server shares
- * its limits. `McpServer.serve` builds one from the {@link Policy} reference
- * when none is provided.
+ * `McpServer.serve` builds an executor of its own from the {@link Policy}
+ * reference when none is in context; provide {@link layer} instead to share
+ * one set of limits between several servers or sessions.
  *
  * **Example**
  *
@@ -23,12 +23,15 @@
  *
  * @since 0.1.0
  */
+import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
-import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
+import type * as Scope from "effect/Scope"
 import { Limiter } from "./internal/limiter.ts"
+import { Timers } from "./internal/timers.ts"
 import * as Policy from "./Policy.ts"
 
 /**
@@ -151,13 +154,14 @@ export class Executor extends Context.Service<
   Executor,
   {
     /**
-     * Runs `effect` as a call of `target` under the policy. `onStart` is told
-     * how long the call waited for its slot.
+     * Runs `effect` as a call of `target` under the policy. `onWaited` is
+     * told how long the call waited for its slot, when the wait ends (with a
+     * slot, out of time, or cancelled).
      */
     readonly run: <A, E, R>(
       target: Target,
       effect: Effect.Effect<A, E, R>,
-      onStart?: (queueMs: number) => void
+      onWaited?: (queueMs: number) => void
     ) => Effect.Effect<A, E | Overloaded | TimedOut, R>
     /** The limits in force for a tool. */
     readonly limits: (target: Target) => Policy.ToolLimits
@@ -172,22 +176,35 @@ interface Entry {
 }
 
 /**
- * Builds an executor from policy settings.
+ * Builds an executor from policy settings. Its timers run on one fiber,
+ * stopped when the scope closes; they follow the `Clock` in context, so the
+ * TestClock drives them in tests.
  *
  * **Example**
  *
  * ```ts
+ * import * as Effect from "effect/Effect"
  * import * as Executor from "effect-mcp-runtime/Executor"
  * import * as Policy from "effect-mcp-runtime/Policy"
  *
- * const executor = Executor.make({ ...Policy.defaults, maxConcurrent: 4 })
- * executor.load().limit // => 4
+ * const limit = Effect.scoped(
+ *   Effect.map(Executor.make({ ...Policy.defaults, maxConcurrent: 4 }), (executor) => executor.load().limit)
+ * ) // succeeds with 4
  * ```
  *
  * @category constructors
  * @since 0.1.0
  */
-export const make = (policy: Policy.PolicyShape): Executor["Service"] => {
+export const make = (policy: Policy.PolicyShape): Effect.Effect<Executor["Service"], never, Scope.Scope> =>
+  Effect.gen(function* () {
+    const clock = yield* Clock.Clock
+    const runFork = Effect.runForkWith(yield* Effect.context<never>())
+    const timers = new Timers(() => clock.currentTimeMillisUnsafe(), runFork)
+    yield* Effect.addFinalizer(() => Effect.sync(() => timers.close()))
+    return makeWith(policy, timers, () => clock.currentTimeMillisUnsafe())
+  })
+
+const makeWith = (policy: Policy.PolicyShape, timers: Timers, now: () => number): Executor["Service"] => {
   const global = new Limiter(policy.maxConcurrent)
   const queueTimeoutMs = Policy.millis(policy.queueTimeout)
   const reject = policy.onOverload === "reject" || policy.maxQueued <= 0
@@ -209,18 +226,20 @@ export const make = (policy: Policy.PolicyShape): Executor["Service"] => {
     return entry
   }
 
+  const calls = (n: number) => `${n} call${n === 1 ? "" : "s"}`
+
   const overloaded = (target: Target, entry: Entry, waitedMs: number): Overloaded => {
     const limiter = entry.limiter
     const toolFull = limiter !== undefined && limiter.active >= limiter.limit
     const [scope, active, limit] = toolFull
-      ? [`tool ${target.name} has ${limiter.active} calls running, its limit`, limiter.active, limiter.limit]
-      : [`the server has ${global.active} tool calls running, its limit`, global.active, global.limit]
+      ? [`tool ${target.name} has ${calls(limiter.active)} running, its limit`, limiter.active, limiter.limit]
+      : [`the server has ${calls(global.active)} running, its limit`, global.active, global.limit]
     const why =
       waitedMs > 0
         ? `waited ${Math.round(waitedMs)} ms for a free slot (the queue timeout)`
         : reject
-          ? "no slot was free and the server rejects calls it cannot start at once"
-          : `${waiting} calls are already waiting, the most the queue holds`
+          ? "found no free slot, and this server rejects calls it cannot start at once"
+          : `found no free slot, and ${calls(waiting)} already waiting is the most the queue holds`
     return new Overloaded({
       message: `Server busy: ${target.name} ${why}; ${scope} is ${limit}.`,
       tool: target.name,
@@ -230,6 +249,10 @@ export const make = (policy: Policy.PolicyShape): Executor["Service"] => {
     })
   }
 
+  // The call runs in a child fiber of its own, started at once: a call that
+  // completes synchronously needs no timer at all. Otherwise one entry on the
+  // shared timers interrupts the child at the deadline; the caller waits for
+  // the child to finish (its finalizers included) either way.
   const timed = <A, E, R>(
     target: Target,
     entry: Entry,
@@ -237,10 +260,19 @@ export const make = (policy: Policy.PolicyShape): Executor["Service"] => {
   ): Effect.Effect<A, E | TimedOut, R> => {
     const timeout = entry.limits.timeoutMs
     if (!Number.isFinite(timeout.value)) return effect
-    return Effect.flatMap(Effect.timeoutOption(effect, timeout.value), (result) =>
-      Option.isSome(result)
-        ? Effect.succeed(result.value)
-        : Effect.fail(
+    return Effect.flatMap(Effect.forkChild(effect, { startImmediately: true }), (fiber) => {
+      const done = fiber.pollUnsafe()
+      if (done !== undefined) return done
+      let timedOut = false
+      const timer = timers.schedule(timeout.value, () => {
+        timedOut = true
+        fiber.interruptUnsafe()
+      })
+      return Effect.onInterrupt(Fiber.await(fiber), () => Effect.sync(timer.cancel)).pipe(
+        Effect.flatMap((exit): Effect.Effect<A, E | TimedOut> => {
+          timer.cancel()
+          if (!timedOut || exit._tag === "Success") return exit
+          return Effect.fail(
             new TimedOut({
               message:
                 `Tool ${target.name} did not finish within ${timeout.value} ms (${timeout.source}); ` +
@@ -250,7 +282,9 @@ export const make = (policy: Policy.PolicyShape): Executor["Service"] => {
               source: timeout.source
             })
           )
-    )
+        })
+      )
+    })
   }
 
   const releaseAll = (entry: Entry) =>
@@ -262,7 +296,7 @@ export const make = (policy: Policy.PolicyShape): Executor["Service"] => {
   const run = <A, E, R>(
     target: Target,
     effect: Effect.Effect<A, E, R>,
-    onStart?: (queueMs: number) => void
+    onWaited?: (queueMs: number) => void
   ): Effect.Effect<A, E | Overloaded | TimedOut, R> =>
     Effect.suspend((): Effect.Effect<A, E | Overloaded | TimedOut, R> => {
       const entry = entryOf(target)
@@ -270,36 +304,48 @@ export const make = (policy: Policy.PolicyShape): Executor["Service"] => {
       // Fast path: both slots free, nobody queued.
       const haveTool = limiter === undefined || limiter.tryAcquire()
       if (haveTool && global.tryAcquire()) {
-        onStart?.(0)
+        onWaited?.(0)
         return Effect.ensuring(timed(target, entry, effect), releaseAll(entry))
       }
       if (haveTool) limiter?.release()
-      if (reject || waiting >= policy.maxQueued) return Effect.fail(overloaded(target, entry, 0))
-      // Slow path: wait in line, per-tool slot first, then a global one.
+      if (reject || waiting >= policy.maxQueued) {
+        onWaited?.(0)
+        return Effect.fail(overloaded(target, entry, 0))
+      }
+      // Slow path: wait in line, per-tool slot first, then a global one, all
+      // within one queue timeout.
       waiting++
-      return Effect.clockWith((clock) => {
-        const queuedAt = clock.currentTimeMillisUnsafe()
-        const acquire =
-          limiter === undefined
-            ? global.acquire
-            : Effect.flatMap(limiter.acquire, () =>
-                Effect.onInterrupt(global.acquire, () => Effect.sync(() => limiter.release()))
-              )
-        const bounded = Number.isFinite(queueTimeoutMs)
-          ? Effect.timeoutOption(acquire, queueTimeoutMs)
-          : Effect.asSome(acquire)
-        return Effect.uninterruptibleMask((restore) =>
-          restore(bounded).pipe(
-            Effect.ensuring(Effect.sync(() => waiting--)),
-            Effect.flatMap((acquired): Effect.Effect<A, E | Overloaded | TimedOut, R> => {
-              const waitedMs = clock.currentTimeMillisUnsafe() - queuedAt
-              if (Option.isNone(acquired)) return Effect.fail(overloaded(target, entry, waitedMs))
-              onStart?.(waitedMs)
-              return Effect.ensuring(restore(timed(target, entry, effect)), releaseAll(entry))
+      const queuedAt = now()
+      const deadline = queuedAt + queueTimeoutMs
+      const waitGlobal = Effect.suspend(() => global.acquire(deadline - now(), timers))
+      const acquire =
+        limiter === undefined
+          ? waitGlobal
+          : Effect.flatMap(limiter.acquire(queueTimeoutMs, timers), (gotTool) =>
+              gotTool
+                ? Effect.onInterrupt(
+                    Effect.map(waitGlobal, (gotGlobal) => {
+                      if (!gotGlobal) limiter.release()
+                      return gotGlobal
+                    }),
+                    () => Effect.sync(() => limiter.release())
+                  )
+                : Effect.succeed(false)
+            )
+      return Effect.uninterruptibleMask((restore) =>
+        restore(acquire).pipe(
+          Effect.onExit(() =>
+            Effect.sync(() => {
+              waiting--
+              onWaited?.(now() - queuedAt)
             })
-          )
+          ),
+          Effect.flatMap((acquired): Effect.Effect<A, E | Overloaded | TimedOut, R> => {
+            if (!acquired) return Effect.fail(overloaded(target, entry, now() - queuedAt))
+            return Effect.ensuring(restore(timed(target, entry, effect)), releaseAll(entry))
+          })
         )
-      })
+      )
     })
 
   return Executor.of({
@@ -337,4 +383,4 @@ export const make = (policy: Policy.PolicyShape): Executor["Service"] => {
  * @category layers
  * @since 0.1.0
  */
-export const layer: Layer.Layer<Executor> = Layer.effect(Executor, Effect.map(Effect.service(Policy.Policy), make))
+export const layer: Layer.Layer<Executor> = Layer.effect(Executor, Effect.flatMap(Effect.service(Policy.Policy), make))

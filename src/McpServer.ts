@@ -199,6 +199,8 @@ export const serve = <const Methods extends ReadonlyArray<Method.Any> = typeof d
       // request that completes synchronously is never entered; within a batch,
       // ids are also checked against each other.
       const inFlight = new Map<string, Fiber.Fiber<unknown, unknown>>()
+      // The record of every request being served, by the same key.
+      const records = new Map<string, RequestRecord>()
       const state: SessionState = {
         phase: "new",
         protocolVersion: ProtocolVersion.latest,
@@ -215,11 +217,17 @@ export const serve = <const Methods extends ReadonlyArray<Method.Any> = typeof d
         cancel: (id) =>
           Effect.sync(() => {
             // `initialize` runs inline and is never in the table, so it cannot be cancelled.
-            inFlight.get(requestKey(id))?.interruptUnsafe()
+            const fiber = inFlight.get(requestKey(id))
+            if (fiber === undefined) return
+            // Nothing more is sent for it, even from its finalizers.
+            const record = records.get(requestKey(id))
+            if (record !== undefined) record.ended = true
+            fiber.interruptUnsafe()
           })
       })
       const policy = yield* Policy.Policy
-      const executor = Option.getOrElse(yield* Effect.serviceOption(Executor), () => makeExecutor(policy))
+      const provided = yield* Effect.serviceOption(Executor)
+      const executor = Option.isSome(provided) ? provided.value : yield* makeExecutor(policy)
       const progressIntervalMs = Policy.millis(policy.progressInterval)
       const clock = yield* Clock.Clock
       const clientLog = ClientLog.of({
@@ -227,6 +235,7 @@ export const serve = <const Methods extends ReadonlyArray<Method.Any> = typeof d
         log: (level, data, options) =>
           Effect.flatMap(Effect.serviceOption(RequestContext), (request) => {
             if (severity[level] < severity[state.logLevel ?? policy.clientLogLevel]) return Effect.void
+            if (Option.isSome(request) && request.value.record.ended) return Effect.void
             const logger = options?.logger ?? (Option.isSome(request) ? request.value.record.tool : undefined)
             const params: LoggingMessageParams = logger === undefined ? { level, data } : { level, logger, data }
             return session.notify("notifications/message", params as unknown as Record<string, unknown>)
@@ -307,7 +316,15 @@ export const serve = <const Methods extends ReadonlyArray<Method.Any> = typeof d
         }
         const correlationId = nextCorrelationId()
         const progressToken = progressTokenOf(params)
-        const record: RequestRecord = { tool: undefined, capability: undefined, queueMs: 0, outcome: undefined }
+        const record: RequestRecord = {
+          tool: undefined,
+          capability: undefined,
+          queueMs: 0,
+          outcome: undefined,
+          ended: false
+        }
+        const key = requestKey(id)
+        records.set(key, record)
         const request = RequestContext.of({
           requestId: id,
           method: method.name,
@@ -328,7 +345,8 @@ export const serve = <const Methods extends ReadonlyArray<Method.Any> = typeof d
                 now: () => clock.currentTimeMillisUnsafe(),
                 send: (update) =>
                   session.notify("notifications/progress", update as unknown as Record<string, unknown>),
-                fork: runFork
+                fork: runFork,
+                isOpen: () => !record.ended
               })
         const started = clock.monotonicTimeNanosUnsafe()
 
@@ -336,6 +354,7 @@ export const serve = <const Methods extends ReadonlyArray<Method.Any> = typeof d
         // was cancelled), then its span attributes and its log line.
         const finish = (exit: Exit.Exit<string>): Effect.Effect<void> => {
           const cancelled = exit._tag === "Failure"
+          if (records.get(key) === record) records.delete(key)
           const line = cancelled ? undefined : exit.value
           const outcome = cancelled ? "cancelled" : (record.outcome ?? "ok")
           const elapsedMs = Number(clock.monotonicTimeNanosUnsafe() - started) / 1e6
@@ -356,7 +375,13 @@ export const serve = <const Methods extends ReadonlyArray<Method.Any> = typeof d
           if (record.tool !== undefined) attributes["mcp.tool.name"] = record.tool
           if (record.capability !== undefined) attributes["mcp.capability"] = record.capability
           return Effect.andThen(
-            reporter === undefined ? Effect.void : reporter.close(!cancelled),
+            reporter === undefined
+              ? Effect.sync(() => {
+                  record.ended = true
+                })
+              : Effect.map(reporter.close(!cancelled), () => {
+                  record.ended = true
+                }),
             Effect.andThen(
               Effect.annotateCurrentSpan(attributes),
               Effect.annotateLogs(Effect.logInfo("request"), fields)

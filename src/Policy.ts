@@ -308,7 +308,7 @@ export const millis = (input: Duration.Input): number => toMillis(input)
  * ```ts
  * import * as Policy from "effect-mcp-runtime/Policy"
  *
- * const policy = { ...Policy.defaults, capabilities: { exec: { timeout: "1 minute" } } }
+ * const policy: Policy.PolicyShape = { ...Policy.defaults, capabilities: { exec: { timeout: "1 minute" } } }
  * const limits = Policy.resolve(policy, { name: "exec_run", capability: "exec", own: { timeout: "10 minutes" } })
  * limits.timeoutMs // => { value: 60000, source: "configuration for the capability" }
  * ```

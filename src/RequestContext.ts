@@ -24,7 +24,7 @@ import type { ProtocolVersion } from "./ProtocolVersion.ts"
  * ```ts
  * import type { RequestRecord } from "effect-mcp-runtime/RequestContext"
  *
- * const record: RequestRecord = { tool: "system_echo", capability: "system", queueMs: 0, outcome: "ok" }
+ * const record: RequestRecord = { tool: "system_echo", capability: "system", queueMs: 0, outcome: "ok", ended: true }
  * ```
  *
  * @category models
@@ -41,6 +41,11 @@ export interface RequestRecord {
    * `overloaded`, `invalid_arguments`, `result_too_large`, …).
    */
   outcome: string | undefined
+  /**
+   * Set when the request was cancelled or has ended: from then on nothing
+   * more is sent for it (progress, client log messages).
+   */
+  ended: boolean
 }
 
 /**

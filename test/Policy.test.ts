@@ -76,6 +76,21 @@ const capability = (probes: Probes) =>
             )
           )
         ),
+        Tool.make("noisy", {
+          description: "logs and reports progress from its finalizer",
+          input: Schema.Struct({})
+        }).pipe(
+          Tool.handle(() =>
+            Effect.andThen(Queue.offer(probes.started, "noisy"), Effect.never).pipe(
+              Effect.onInterrupt(() =>
+                Effect.andThen(
+                  Effect.andThen(ClientLog.error("stopping"), Progress.report({ progress: 99 })),
+                  Queue.offer(probes.ended, "noisy:interrupted")
+                )
+              )
+            )
+          )
+        ),
         Tool.make("brief", {
           description: "has a timeout of its own",
           input: Schema.Struct({}),
@@ -292,7 +307,7 @@ describe("concurrency", () => {
       assert.strictEqual(overloaded.id, 3)
       assert.strictEqual(errorMeta(overloaded).code, "overloaded")
       assert.include(overloaded.result.content[0].text, "t_gate waited 30000 ms for a free slot")
-      assert.include(overloaded.result.content[0].text, "the server has 1 tool calls running, its limit is 1")
+      assert.include(overloaded.result.content[0].text, "the server has 1 call running, its limit is 1")
       yield* Queue.offer(probes.gate, undefined)
       assert.strictEqual((yield* client.read).id, 2)
       assert.strictEqual(yield* Queue.size(probes.started), 0, "the timed-out call never ran")
@@ -309,7 +324,10 @@ describe("concurrency", () => {
       const full = yield* queued.client.read
       assert.strictEqual(full.id, 3)
       assert.strictEqual(errorMeta(full).code, "overloaded")
-      assert.include(full.result.content[0].text, "1 calls are already waiting, the most the queue holds")
+      assert.include(
+        full.result.content[0].text,
+        "found no free slot, and 1 call already waiting is the most the queue holds"
+      )
 
       const rejecting = yield* setup({ maxConcurrent: 1, onOverload: "reject" })
       yield* call(rejecting.client, 1, "t_gate", { tag: "a" })
@@ -317,7 +335,10 @@ describe("concurrency", () => {
       yield* call(rejecting.client, 2, "t_gate", { tag: "b" })
       const rejected = yield* rejecting.client.read
       assert.strictEqual(rejected.id, 2)
-      assert.include(rejected.result.content[0].text, "rejects calls it cannot start at once")
+      assert.include(
+        rejected.result.content[0].text,
+        "found no free slot, and this server rejects calls it cannot start at once"
+      )
       assert.include(rejected.result.content[0].text, "its limit is 1")
     })
   )
@@ -333,6 +354,11 @@ describe("concurrency", () => {
       const rejected = yield* client.read
       assert.strictEqual(rejected.id, 3)
       assert.include(rejected.result.content[0].text, "tool t_gate has 2 calls running, its limit is 2")
+      // Invalid arguments are answered at once: they never wait for a slot.
+      yield* call(client, 5, "t_gate", { tag: 42 })
+      const invalid = yield* client.read
+      assert.strictEqual(invalid.id, 5)
+      assert.strictEqual(errorMeta(invalid).code, "invalid_arguments")
       yield* call(client, 4, "t_slow", { tag: "other", ms: 1 })
       yield* settle
       yield* TestClock.adjust("1 millis")
@@ -401,6 +427,19 @@ describe("cancellation", () => {
       // Unknown and finished ids are ignored.
       yield* cancel(client, "x")
       yield* cancel(client, "never-sent")
+      yield* expectQuiet(client)
+    })
+  )
+})
+
+describe("after a cancel", () => {
+  it.effect("nothing is sent for the request, not even from its finalizers", () =>
+    Effect.gen(function* () {
+      const { client, probes } = yield* setup()
+      yield* call(client, 1, "t_noisy", {}, { progressToken: "n" })
+      yield* Queue.take(probes.started)
+      yield* cancel(client, 1)
+      assert.strictEqual(yield* Queue.take(probes.ended), "noisy:interrupted")
       yield* expectQuiet(client)
     })
   )
@@ -588,6 +627,15 @@ describe("the per-request log line", () => {
       yield* cancel(client, 2)
       yield* Queue.take(probes.ended)
       yield* Queue.take(probes.ended)
+      // A call that waits for a slot and gives up: its wait is in queue_ms.
+      yield* call(client, "g1", "t_gate", { tag: "g1" })
+      yield* call(client, "g2", "t_gate", { tag: "g2" })
+      yield* Queue.take(probes.started)
+      yield* Queue.take(probes.started)
+      yield* call(client, 3, "t_gate", { tag: "g3" })
+      yield* settle
+      yield* TestClock.adjust("30 seconds")
+      assert.strictEqual(errorMeta(yield* client.read).code, "overloaded")
       yield* client.request("no/such/method")
       yield* settle
       const requests = lines
@@ -612,6 +660,8 @@ describe("the per-request log line", () => {
       assert.strictEqual(first.bytes_out, JSON.stringify(ok).length + 1)
       assert.match(String(first.correlation_id), /^[0-9a-f]{8}-[0-9a-z]+$/)
       assert.strictEqual(byId(2).outcome, "cancelled")
+      assert.strictEqual(byId(3).outcome, "overloaded")
+      assert.strictEqual(byId(3).queue_ms, 30_000)
       assert.isUndefined(byId(2).bytes_out)
       const unknown = requests.find((fields) => fields.method === "no/such/method")!
       assert.strictEqual(unknown.outcome, "error")

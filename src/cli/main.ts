@@ -57,15 +57,6 @@ const parseCapabilities = (value: Option.Option<string>): Effect.Effect<Readonly
   return Effect.succeed([...new Set(ids)] as Array<BundledId>)
 }
 
-const logLevels = {
-  trace: "Trace",
-  debug: "Debug",
-  info: "Info",
-  warning: "Warn",
-  error: "Error",
-  none: "None"
-} as const
-
 const serve = Command.make(
   "serve",
   {
@@ -96,7 +87,9 @@ const serve = Command.make(
       Flag.optional
     ),
     maxQueued: Flag.Int("max-queued").pipe(
-      Flag.withDescription("Tool calls that may wait for a free slot (default 256)"),
+      Flag.withDescription(
+        "Tool calls that may wait for a free slot; 0 rejects a call at once when none is free (default 256)"
+      ),
       Flag.optional
     ),
     queueTimeoutMs: Flag.Int("queue-timeout-ms").pipe(
@@ -109,10 +102,6 @@ const serve = Command.make(
     ),
     maxResultBytes: Flag.Int("max-result-bytes").pipe(
       Flag.withDescription("Largest tool result, in bytes; 0 means no limit (default 1048576)"),
-      Flag.optional
-    ),
-    logLevel: Flag.Literals("log-level", ["trace", "debug", "info", "warning", "error", "none"]).pipe(
-      Flag.withDescription("Lowest level of the server's own JSON log lines on stderr (default info)"),
       Flag.optional
     )
   },
@@ -169,10 +158,7 @@ const serve = Command.make(
     // is done and before runMain's teardown exits the process.
     return yield* program.pipe(
       Effect.provide(Layer.mergeAll(config, policy)),
-      Effect.provide(Tracing.layerOtlpFromEnv()),
-      Effect.provide(
-        Logging.layerJsonStderr(logLevels[Option.getOrElse(flags.logLevel, (): keyof typeof logLevels => "info")])
-      )
+      Effect.provide(Tracing.layerOtlpFromEnv())
     )
   })
 ).pipe(Command.withDescription("Serve MCP over stdio (newline-delimited JSON-RPC on stdin/stdout)"))

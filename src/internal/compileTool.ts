@@ -34,6 +34,12 @@ export interface CompiledTool {
   readonly annotations: Tool.Tool["annotations"]
   /** The `tools/list` entry per era, already serialized. */
   readonly listEntry: Readonly<Record<Era, string>>
+  /**
+   * Decodes the arguments: a result to answer at once when they are invalid,
+   * otherwise the call to run.
+   */
+  readonly prepare: (args: unknown) => CallToolResult | Effect.Effect<CallToolResult, never, RequestContext>
+  /** `prepare`, then run: every outcome as a result. */
   readonly call: (args: unknown) => Effect.Effect<CallToolResult, never, RequestContext>
 }
 
@@ -254,12 +260,12 @@ export const compileTool = (
     return overlay.mapUnsafe.size === 0 ? requestContext : Context.merge(requestContext, overlay)
   }
 
-  const call = (args: unknown): Effect.Effect<CallToolResult, never, RequestContext> => {
+  const prepare = (args: unknown): CallToolResult | Effect.Effect<CallToolResult, never, RequestContext> => {
     const decoded = decode(args === undefined ? {} : args)
     if (Exit.isFailure(decoded)) {
       const error = Cause.findErrorOption(decoded.cause)
       const lines = error._tag === "Some" ? formatIssues(error.value.issue) : ["- (arguments): invalid"]
-      return Effect.succeed({
+      return {
         content: [
           {
             type: "text",
@@ -275,7 +281,7 @@ export const compileTool = (
             suggestion: "Call tools/list, then retry with arguments matching the tool's inputSchema."
           }
         }
-      })
+      }
     }
     // `suspend`: a handler that throws instead of returning an Effect is a defect.
     const run = Effect.suspend(() => handler(decoded.value))
@@ -284,6 +290,11 @@ export const compileTool = (
       overlay !== undefined && overlay.mapUnsafe.size === 0 ? run : Effect.updateContext(run, withCapabilityServices),
       { onSuccess, onFailure }
     ) as Effect.Effect<CallToolResult, never, RequestContext>
+  }
+
+  const call = (args: unknown): Effect.Effect<CallToolResult, never, RequestContext> => {
+    const prepared = prepare(args)
+    return Effect.isEffect(prepared) ? prepared : Effect.succeed(prepared)
   }
 
   const target: Target = {
@@ -299,5 +310,5 @@ export const compileTool = (
             maxResultBytes: capabilityLimits.maxResultBytes
           }
   }
-  return { name: publicName, capability, target, annotations: tool.annotations, listEntry, call }
+  return { name: publicName, capability, target, annotations: tool.annotations, listEntry, prepare, call }
 }

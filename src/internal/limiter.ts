@@ -1,26 +1,32 @@
 /**
  * A counting semaphore with a FIFO of waiters, built for the request hot
- * path: taking a free permit is a synchronous check, and a waiter that is
- * interrupted (cancelled, timed out in the queue) leaves the queue at once
- * and never leaks a permit, even when it was granted one in the same instant.
+ * path: taking a free permit is a synchronous check; a wait can be bounded by
+ * a deadline on the shared {@link Timers} (no fiber per waiter); and a waiter
+ * that is interrupted (cancelled) leaves the queue at once and never leaks a
+ * permit, even when it was granted one in the same instant.
  *
  * @internal
  */
 import * as Effect from "effect/Effect"
+import type { Timer, Timers } from "./timers.ts"
 
 interface Waiter {
   granted: boolean
   removed: boolean
-  readonly resume: (effect: Effect.Effect<void>) => void
+  timer: Timer | undefined
+  readonly resume: (effect: Effect.Effect<boolean>) => void
 }
+
+const granted = Effect.succeed(true)
+const expired = Effect.succeed(false)
 
 export class Limiter {
   readonly limit: number
   /** Permits held. */
   active = 0
-  /** Waiters still queued (interrupted ones leave the count at once). */
+  /** Waiters still queued (interrupted and expired ones leave the count at once). */
   waiting = 0
-  private waiters: Array<Waiter> = []
+  private waiters: Array<Waiter | undefined> = []
   private head = 0
 
   constructor(limit: number) {
@@ -40,38 +46,56 @@ export class Limiter {
   release(): void {
     while (this.head < this.waiters.length) {
       const waiter = this.waiters[this.head]!
-      this.waiters[this.head++] = undefined as never
+      this.waiters[this.head++] = undefined
       this.compact()
       if (waiter.removed) continue
       waiter.granted = true
       this.waiting--
-      waiter.resume(Effect.void)
+      waiter.timer?.cancel()
+      waiter.resume(granted)
       return
     }
     this.active--
   }
 
-  /** Waits for a permit. Interrupting the wait gives back a permit granted meanwhile. */
-  readonly acquire: Effect.Effect<void> = Effect.suspend(() => {
-    if (this.tryAcquire()) return Effect.void
-    let waiter: Waiter | undefined
-    return Effect.onInterrupt(
-      Effect.callback<void>((resume) => {
-        waiter = { granted: false, removed: false, resume }
-        this.waiters.push(waiter)
-        this.waiting++
-      }),
-      () =>
-        Effect.sync(() => {
-          if (waiter === undefined) return
-          if (waiter.granted) this.release()
-          else if (!waiter.removed) {
-            waiter.removed = true
-            this.waiting--
+  /**
+   * Waits for a permit, at most `ms` milliseconds when `timers` is given.
+   * Succeeds with `true` when a permit was taken, `false` when the wait ran
+   * out. Interrupting the wait gives back a permit granted meanwhile.
+   */
+  acquire(ms: number, timers: Timers | undefined): Effect.Effect<boolean> {
+    return Effect.suspend(() => {
+      if (this.tryAcquire()) return granted
+      if (ms <= 0) return expired
+      let waiter: Waiter | undefined
+      return Effect.onInterrupt(
+        Effect.callback<boolean>((resume) => {
+          const self: Waiter = { granted: false, removed: false, timer: undefined, resume }
+          waiter = self
+          this.waiters.push(self)
+          this.waiting++
+          if (timers !== undefined && Number.isFinite(ms)) {
+            self.timer = timers.schedule(ms, () => {
+              if (self.granted || self.removed) return
+              self.removed = true
+              this.waiting--
+              resume(expired)
+            })
           }
-        })
-    )
-  })
+        }),
+        () =>
+          Effect.sync(() => {
+            if (waiter === undefined) return
+            waiter.timer?.cancel()
+            if (waiter.granted) this.release()
+            else if (!waiter.removed) {
+              waiter.removed = true
+              this.waiting--
+            }
+          })
+      )
+    })
+  }
 
   private compact(): void {
     if (this.head === this.waiters.length) {

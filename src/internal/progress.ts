@@ -25,6 +25,8 @@ export const makeReporter = (options: {
   readonly send: (params: ProgressParams) => Effect.Effect<void>
   /** Starts a fiber outside the request, so a report from a short-lived child fiber is not lost. */
   readonly fork: (effect: Effect.Effect<void>) => Fiber.Fiber<void>
+  /** False once the request was cancelled: nothing more is sent. */
+  readonly isOpen: () => boolean
 }): Reporter => {
   const { intervalMs, now, send, token } = options
   let last = -Infinity
@@ -36,7 +38,7 @@ export const makeReporter = (options: {
   const sendPending = Effect.suspend(() => {
     timer = undefined
     const params = pending
-    if (params === undefined || closed) return Effect.void
+    if (params === undefined || closed || !options.isOpen()) return Effect.void
     pending = undefined
     sentAt = now()
     return send(params)
@@ -44,7 +46,9 @@ export const makeReporter = (options: {
 
   const report = (update: Update): Effect.Effect<void> =>
     Effect.suspend(() => {
-      if (closed || !(update.progress > last) || !Number.isFinite(update.progress)) return Effect.void
+      if (closed || !options.isOpen() || !(update.progress > last) || !Number.isFinite(update.progress)) {
+        return Effect.void
+      }
       last = update.progress
       const params: ProgressParams = {
         progressToken: token,

@@ -13,7 +13,7 @@ import { type CallToolResult, CallToolParams, type ContentBlock, errorMetaKey } 
 import * as Method from "../Method.ts"
 import type * as Policy from "../Policy.ts"
 import * as ProtocolVersion from "../ProtocolVersion.ts"
-import { RequestContext } from "../RequestContext.ts"
+import { RequestContext, type RequestRecord } from "../RequestContext.ts"
 
 // Content kinds an older client cannot show are rendered as text.
 const downgrade = (block: ContentBlock, version: ProtocolVersion.ProtocolVersion): ContentBlock => {
@@ -64,6 +64,25 @@ const tooLarge = (tool: string, bytes: number, limit: Policy.Resolved<number>): 
     `Call ${tool} again asking for less: a narrower range, a smaller page, or a filter.`
   )
 
+// Serializes the result once (the response splices it in as is), replacing it
+// when it is over the size limit.
+const respond = (
+  result: CallToolResult,
+  version: ProtocolVersion.ProtocolVersion,
+  record: RequestRecord,
+  limit?: Policy.Resolved<number>,
+  tool?: string
+): Method.RawJson => {
+  let shaped = shapeFor(result, version)
+  let json = JSON.stringify(shaped)
+  if (limit !== undefined && Number.isFinite(limit.value) && exceedsUtf8(json, limit.value)) {
+    shaped = tooLarge(tool!, utf8Length(json), limit)
+    json = JSON.stringify(shaped)
+  }
+  record.outcome = outcomeOf(shaped)
+  return new Method.RawJson(json)
+}
+
 const outcomeOf = (result: CallToolResult): string => {
   if (result.isError !== true) return "ok"
   const details = result._meta?.[errorMetaKey] as { readonly code?: unknown } | undefined
@@ -110,23 +129,21 @@ export const toolsCall = Method.request("tools/call", {
       const record = request.record
       record.tool = tool.name
       record.capability = tool.capability
+      const version = request.protocolVersion
+      const prepared = tool.prepare(params.arguments)
+      // Invalid arguments are answered at once, without waiting for a slot.
+      if (!Effect.isEffect(prepared)) return Effect.succeed(respond(prepared, version, record))
       const executor = Context.get(context, Executor)
       const limit = executor.limits(tool.target).maxResultBytes
       return executor
-        .run(tool.target, tool.call(params.arguments), (queueMs) => {
+        .run(tool.target, prepared, (queueMs) => {
           record.queueMs = queueMs
         })
         .pipe(
-          Effect.catch((error) => Effect.succeed(policyResult(error))),
-          Effect.map((result) => {
-            let shaped = shapeFor(result, request.protocolVersion)
-            let json = JSON.stringify(shaped)
-            if (Number.isFinite(limit.value) && exceedsUtf8(json, limit.value)) {
-              shaped = tooLarge(tool.name, utf8Length(json), limit)
-              json = JSON.stringify(shaped)
-            }
-            record.outcome = outcomeOf(shaped)
-            return new Method.RawJson(json)
+          Effect.match({
+            // The runtime's own error results are small and never checked against the limit.
+            onFailure: (error) => respond(policyResult(error), version, record),
+            onSuccess: (result) => respond(result, version, record, limit, tool.name)
           })
         )
     })
