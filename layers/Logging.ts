@@ -3,8 +3,10 @@
  * wire and never carries a log.
  *
  * The lines have the shape of Effect's `Logger.formatJson` (`message`,
- * `level`, `timestamp`, `cause`, `annotations`, `spans`, `fiberId`) but are
- * serialized with plain `JSON.stringify`, and every line logged within one
+ * `level`, `timestamp`, `cause`, `annotations`, `spans`, `fiberId`), with one
+ * difference: `Effect.log("text", { fields })` gives `"message": "text"` and
+ * puts the fields with the annotations. They are serialized with plain
+ * `JSON.stringify`, and every line logged within one
  * tick of the event loop goes out in one write: a busy server logs one line
  * per request without paying a system call per line. Pending lines are
  * written when the layer is released and when the process exits.
@@ -43,7 +45,8 @@ const stringify = (record: Record<string, unknown>): string => {
 
 /**
  * Formats a log entry as one JSON line (without the newline), in the shape
- * of Effect's `Logger.formatJson`.
+ * of Effect's `Logger.formatJson`; a message of a text and one plain object
+ * becomes the text, with the object's fields among the annotations.
  *
  * **Example**
  *
@@ -61,19 +64,37 @@ const stringify = (record: Record<string, unknown>): string => {
  * @since 0.1.0
  */
 export const formatLine = (options: Logger.Options<unknown>): string => {
-  const { cause, date, fiber, logLevel, message } = options
+  const { cause, date, fiber, logLevel } = options
+  let message = options.message
+  let annotations = fiber.getRef(References.CurrentLogAnnotations) as Record<string, unknown>
+  if (Array.isArray(message)) {
+    // `Effect.log("text", { fields })`: the fields join the annotations.
+    const last = message[message.length - 1]
+    if (message.length === 2 && typeof message[0] === "string" && isPlainObject(last)) {
+      annotations = Object.keys(annotations).length === 0 ? last : { ...annotations, ...last }
+      message = message[0]
+    } else if (message.length === 1) {
+      message = message[0]
+    }
+  }
   const spans: Record<string, number> = {}
   const now = date.getTime()
   for (const [label, start] of fiber.getRef(References.CurrentLogSpans)) spans[label] = now - start
   return stringify({
-    message: Array.isArray(message) && message.length === 1 ? message[0] : message,
+    message,
     level: logLevel.toUpperCase(),
     timestamp: date.toISOString(),
     ...(cause.reasons.length > 0 ? { cause: Cause.pretty(cause) } : {}),
-    annotations: fiber.getRef(References.CurrentLogAnnotations),
+    annotations,
     spans,
     fiberId: `#${fiber.id}`
   })
+}
+
+const isPlainObject = (value: unknown): value is Record<string, unknown> => {
+  if (typeof value !== "object" || value === null) return false
+  const proto = Object.getPrototypeOf(value)
+  return proto === Object.prototype || proto === null
 }
 
 /**

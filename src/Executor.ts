@@ -301,6 +301,11 @@ const makeWith = (policy: Policy.PolicyShape, timers: Timers, now: () => number)
     Effect.suspend((): Effect.Effect<A, E | Overloaded | TimedOut, R> => {
       const entry = entryOf(target)
       const limiter = entry.limiter
+      // No limit at all: nothing to take or give back.
+      if (limiter === undefined && global.limit === Infinity) {
+        onWaited?.(0)
+        return timed(target, entry, effect)
+      }
       // Fast path: both slots free, nobody queued.
       const haveTool = limiter === undefined || limiter.tryAcquire()
       if (haveTool && global.tryAcquire()) {

@@ -44,6 +44,7 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import type * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
+import * as LogLevel from "effect/LogLevel"
 import * as Option from "effect/Option"
 import * as PubSub from "effect/PubSub"
 import * as References from "effect/References"
@@ -243,7 +244,8 @@ export const serve = <const Methods extends ReadonlyArray<Method.Any> = typeof d
       })
       const context = Context.add(yield* Effect.context<never>(), Session, session).pipe(
         Context.add(Executor, executor),
-        Context.add(ClientLog, clientLog)
+        Context.add(ClientLog, clientLog),
+        Context.add(Progress, disabledProgress)
       )
       const runFork = Effect.runForkWith(context)
 
@@ -279,7 +281,7 @@ export const serve = <const Methods extends ReadonlyArray<Method.Any> = typeof d
       // The log line of a request answered with an error before any handler ran.
       const rejected = (method: string, id: RequestId, bytesIn: number | undefined, line: string) =>
         Effect.as(
-          Effect.annotateLogs(Effect.logInfo("request"), {
+          Effect.logInfo("request", {
             method,
             id,
             correlation_id: nextCorrelationId(),
@@ -352,42 +354,49 @@ export const serve = <const Methods extends ReadonlyArray<Method.Any> = typeof d
 
         // When the request ends, however it ends: the last progress (unless it
         // was cancelled), then its span attributes and its log line.
-        const finish = (exit: Exit.Exit<string>): Effect.Effect<void> => {
-          const cancelled = exit._tag === "Failure"
-          if (records.get(key) === record) records.delete(key)
-          const line = cancelled ? undefined : exit.value
-          const outcome = cancelled ? "cancelled" : (record.outcome ?? "ok")
-          const elapsedMs = Number(clock.monotonicTimeNanosUnsafe() - started) / 1e6
-          const fields: Record<string, unknown> = {
-            method: method.name,
-            id,
-            correlation_id: correlationId,
-            ...(record.tool === undefined ? {} : { tool: record.tool }),
-            queue_ms: Math.round(record.queueMs * 1000) / 1000,
-            elapsed_ms: Math.round(elapsedMs * 1000) / 1000,
-            outcome,
-            ...(bytesIn === undefined ? {} : { bytes_in: bytesIn }),
-            ...(line === undefined ? {} : { bytes_out: utf8Length(line) + 1 })
-          }
-          // `error.type` as in OpenTelemetry's semantic conventions, for any outcome but ok.
-          const attributes: Record<string, unknown> =
-            outcome === "ok" ? { "mcp.outcome": outcome } : { "mcp.outcome": outcome, "error.type": outcome }
-          if (record.tool !== undefined) attributes["mcp.tool.name"] = record.tool
-          if (record.capability !== undefined) attributes["mcp.capability"] = record.capability
-          return Effect.andThen(
-            reporter === undefined
-              ? Effect.sync(() => {
-                  record.ended = true
-                })
-              : Effect.map(reporter.close(!cancelled), () => {
-                  record.ended = true
-                }),
-            Effect.andThen(
-              Effect.annotateCurrentSpan(attributes),
-              Effect.annotateLogs(Effect.logInfo("request"), fields)
+        const finish = (exit: Exit.Exit<string>): Effect.Effect<void> =>
+          Effect.withFiber((fiber) => {
+            const cancelled = exit._tag === "Failure"
+            if (records.get(key) === record) records.delete(key)
+            const line = cancelled ? undefined : exit.value
+            const outcome = cancelled ? "cancelled" : (record.outcome ?? "ok")
+            // `error.type` as in OpenTelemetry's semantic conventions, for any outcome but ok.
+            const attributes: Record<string, unknown> =
+              outcome === "ok" ? { "mcp.outcome": outcome } : { "mcp.outcome": outcome, "error.type": outcome }
+            if (record.tool !== undefined) attributes["mcp.tool.name"] = record.tool
+            if (record.capability !== undefined) attributes["mcp.capability"] = record.capability
+            const annotate = Effect.annotateCurrentSpan(attributes)
+            let log: Effect.Effect<void> = annotate
+            if (LogLevel.isGreaterThanOrEqualTo("Info", fiber.getRef(References.MinimumLogLevel))) {
+              const elapsedMs = Number(clock.monotonicTimeNanosUnsafe() - started) / 1e6
+              const fields: Record<string, unknown> = {
+                method: method.name,
+                id,
+                correlation_id: correlationId
+              }
+              if (record.tool !== undefined) fields.tool = record.tool
+              fields.queue_ms = Math.round(record.queueMs * 1000) / 1000
+              fields.elapsed_ms = Math.round(elapsedMs * 1000) / 1000
+              fields.outcome = outcome
+              if (bytesIn !== undefined) fields.bytes_in = bytesIn
+              if (line !== undefined) fields.bytes_out = utf8Length(line) + 1
+              // The fields as the message's second part: no log annotation context to
+              // build per request; the JSON logger (layers/Logging) puts them with the
+              // annotations.
+              log = Effect.andThen(annotate, Effect.logInfo("request", fields))
+            }
+            if (reporter === undefined) {
+              record.ended = true
+              return log
+            }
+            return Effect.andThen(
+              reporter.close(!cancelled),
+              Effect.suspend(() => {
+                record.ended = true
+                return log
+              })
             )
-          )
-        }
+          })
 
         // `suspend`: a handler that throws instead of returning an Effect fails
         // this request only, as a defect.
@@ -404,11 +413,11 @@ export const serve = <const Methods extends ReadonlyArray<Method.Any> = typeof d
               attributes: { "mcp.request.id": id, "mcp.correlation_id": correlationId, "mcp.session.id": sessionId },
               captureStackTrace: false
             }),
-          Effect.provideContext(
-            Context.make(RequestContext, request).pipe(
-              Context.add(Progress, reporter === undefined ? disabledProgress : reporter.service)
-            )
-          )
+          // Progress is in the session's context, disabled; only a request that
+          // asked for progress gets one of its own.
+          reporter === undefined
+            ? Effect.provideService(RequestContext, request)
+            : Effect.provideContext(Context.make(RequestContext, request).pipe(Context.add(Progress, reporter.service)))
         ) as Effect.Effect<string>
       }
 

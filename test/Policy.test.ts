@@ -640,7 +640,7 @@ describe("the per-request log line", () => {
       yield* settle
       const requests = lines
         .filter((line) => Array.isArray(line.message) && line.message[0] === "request")
-        .map((line) => line.annotations)
+        .map((line) => (line.message as Array<any>)[1] as Record<string, unknown>)
       const byId = (id: unknown) => requests.find((fields) => fields.id === id)!
       const first = byId(1)
       assert.strictEqual(first.method, "tools/call")

@@ -4,8 +4,15 @@
  * @internal
  */
 
+// Node's native count when there is one (much faster on long strings).
+const nativeByteLength = (globalThis as { Buffer?: { byteLength?: (text: string, encoding: "utf8") => number } }).Buffer
+  ?.byteLength
+
 /** The number of bytes `text` takes in UTF-8. */
-export const utf8Length = (text: string): number => {
+export const utf8Length = (text: string): number =>
+  nativeByteLength !== undefined ? nativeByteLength(text, "utf8") : countUtf8(text)
+
+const countUtf8 = (text: string): number => {
   let bytes = text.length
   for (let i = 0; i < text.length; i++) {
     const code = text.charCodeAt(i)
