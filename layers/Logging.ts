@@ -35,14 +35,6 @@ const replacer = () => {
   }
 }
 
-const stringify = (record: Record<string, unknown>): string => {
-  try {
-    return JSON.stringify(record)
-  } catch {
-    return JSON.stringify(record, replacer())
-  }
-}
-
 /**
  * Formats a log entry as one JSON line (without the newline), in the shape
  * of Effect's `Logger.formatJson`; a message of a text and one plain object
@@ -71,24 +63,51 @@ export const formatLine = (options: Logger.Options<unknown>): string => {
     // `Effect.log("text", { fields })`: the fields join the annotations.
     const last = message[message.length - 1]
     if (message.length === 2 && typeof message[0] === "string" && isPlainObject(last)) {
-      annotations = Object.keys(annotations).length === 0 ? last : { ...annotations, ...last }
+      annotations = isEmpty(annotations) ? last : { ...annotations, ...last }
       message = message[0]
     } else if (message.length === 1) {
       message = message[0]
     }
   }
-  const spans: Record<string, number> = {}
-  const now = date.getTime()
-  for (const [label, start] of fiber.getRef(References.CurrentLogSpans)) spans[label] = now - start
-  return stringify({
-    message,
-    level: logLevel.toUpperCase(),
-    timestamp: date.toISOString(),
-    ...(cause.reasons.length > 0 ? { cause: Cause.pretty(cause) } : {}),
-    annotations,
-    spans,
-    fiberId: `#${fiber.id}`
-  })
+  let spans = "{}"
+  const logSpans = fiber.getRef(References.CurrentLogSpans)
+  if (logSpans.length > 0) {
+    const now = date.getTime()
+    const record: Record<string, number> = {}
+    for (const [label, start] of logSpans) record[label] = now - start
+    spans = JSON.stringify(record)
+  }
+  // Built by hand around the two parts that vary (message, annotations): the
+  // per-request line is on the server's hot path.
+  return (
+    `{"message":${json(message)},"level":"${levels[logLevel]}","timestamp":"${date.toISOString()}"` +
+    (cause.reasons.length > 0 ? `,"cause":${JSON.stringify(Cause.pretty(cause))}` : "") +
+    `,"annotations":${json(annotations)},"spans":${spans},"fiberId":"#${fiber.id}"}`
+  )
+}
+
+const levels: Record<LogLevel.LogLevel, string> = {
+  All: "ALL",
+  Fatal: "FATAL",
+  Error: "ERROR",
+  Warn: "WARN",
+  Info: "INFO",
+  Debug: "DEBUG",
+  Trace: "TRACE",
+  None: "NONE"
+}
+
+const json = (value: unknown): string => {
+  try {
+    return JSON.stringify(value) ?? "null"
+  } catch {
+    return JSON.stringify(value, replacer()) ?? "null"
+  }
+}
+
+const isEmpty = (record: Record<string, unknown>): boolean => {
+  for (const _ in record) return false
+  return true
 }
 
 const isPlainObject = (value: unknown): value is Record<string, unknown> => {
