@@ -5,11 +5,11 @@
  * The lines have the shape of Effect's `Logger.formatJson` (`message`,
  * `level`, `timestamp`, `cause`, `annotations`, `spans`, `fiberId`), with one
  * difference: `Effect.log("text", { fields })` gives `"message": "text"` and
- * puts the fields with the annotations. They are serialized with plain
- * `JSON.stringify`, and every line logged within one
- * tick of the event loop goes out in one write: a busy server logs one line
- * per request without paying a system call per line. Pending lines are
- * written when the layer is released and when the process exits.
+ * puts the fields with the annotations. The lines logged within
+ * {@link flushWindowMs} (10 ms) go out in one write: a busy server logs one
+ * line per request without paying a system call per line. Pending lines are
+ * written when the layer is released and when the process exits; a
+ * `kill -9` can lose the last 10 ms of them.
  *
  * @since 0.1.0
  */
@@ -117,8 +117,24 @@ const isPlainObject = (value: unknown): value is Record<string, unknown> => {
 }
 
 /**
- * Collects lines and writes each tick's lines with one call of `write`.
- * A batch larger than 64 KiB is written at once.
+ * How long a log line may wait to be written with the lines that follow it.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import * as Logging from "effect-mcp-runtime/layers/Logging"
+ *
+ * Logging.flushWindowMs // => 10
+ * ```
+ *
+ * @category constants
+ * @since 0.1.0
+ */
+export const flushWindowMs = 10
+
+/**
+ * Collects lines and writes them with one call of `write` per
+ * {@link flushWindowMs}; a batch larger than 64 KiB is written at once.
  *
  * **Example**
  *
@@ -153,7 +169,9 @@ export const makeBatchedSink = (
       if (pending.length >= 64 * 1024) return flush()
       if (!scheduled) {
         scheduled = true
-        setImmediate(flush)
+        // A short window rather than the next tick: a server answering one
+        // request at a time would otherwise make one write per request.
+        setTimeout(flush, flushWindowMs).unref()
       }
     },
     flush

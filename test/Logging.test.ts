@@ -26,13 +26,13 @@ describe("layers/Logging", () => {
     })
   )
 
-  it("the sink writes a tick's lines in one write, and flush writes what is pending", async () => {
+  it("the sink writes the lines of a window in one write, and flush writes what is pending", async () => {
     const writes: Array<string> = []
     const sink = Logging.makeBatchedSink((text) => writes.push(text))
     sink.add("a")
     sink.add("b")
     assert.deepStrictEqual(writes, [])
-    await new Promise((resolve) => setImmediate(resolve))
+    await new Promise((resolve) => setTimeout(resolve, Logging.flushWindowMs + 5))
     assert.deepStrictEqual(writes, ["a\nb\n"])
     sink.add("c")
     sink.flush()
