@@ -279,10 +279,12 @@ export const serve = <const Methods extends ReadonlyArray<Method.Any> = typeof d
       }
 
       // The log line of a request answered with an error before any handler ran.
-      const rejected = (method: string, id: RequestId, bytesIn: number | undefined, line: string) =>
+      // Also used for messages that never became a request (unparsable,
+      // oversize, a bad envelope): `method` is then absent.
+      const rejected = (method: string | undefined, id: RequestId | null, bytesIn: number | undefined, line: string) =>
         Effect.as(
           Effect.logInfo("request", {
-            method,
+            ...(method === undefined ? {} : { method }),
             id,
             correlation_id: nextCorrelationId(),
             queue_ms: 0,
@@ -433,7 +435,12 @@ export const serve = <const Methods extends ReadonlyArray<Method.Any> = typeof d
       const answer = (message: Incoming, bytesIn?: number): Effect.Effect<string | undefined> => {
         switch (message._tag) {
           case "Invalid":
-            return Effect.succeed(errorLine(message.id, new InvalidRequest({ message: message.message })))
+            return rejected(
+              undefined,
+              message.id,
+              bytesIn,
+              errorLine(message.id, new InvalidRequest({ message: message.message }))
+            )
           case "Response":
             return Effect.as(
               message.malformed
@@ -558,32 +565,51 @@ export const serve = <const Methods extends ReadonlyArray<Method.Any> = typeof d
 
       const onFrame = (frame: Frame): Effect.Effect<void> => {
         switch (frame._tag) {
-          case "Oversize":
-            return send(
-              errorLine(
-                idFromEdges(frame.head, frame.tail) ?? null,
-                new InvalidRequest({
-                  message:
-                    `Invalid Request: message of ${frame.bytes} bytes exceeds the limit of ` +
-                    `${frame.limit} bytes; it was discarded`
-                })
-              )
+          case "Oversize": {
+            const id = idFromEdges(frame.head, frame.tail) ?? null
+            const line = errorLine(
+              id,
+              new InvalidRequest({
+                message:
+                  `Invalid Request: message of ${frame.bytes} bytes exceeds the limit of ` +
+                  `${frame.limit} bytes; it was discarded`
+              })
             )
+            return Effect.flatMap(rejected(undefined, id, frame.bytes, line), send)
+          }
           case "InvalidText":
-            return send(errorLine(null, new ParseError({ message: "Parse error: the message is not valid UTF-8" })))
+            return Effect.flatMap(
+              rejected(
+                undefined,
+                null,
+                frame.bytes,
+                errorLine(null, new ParseError({ message: "Parse error: the message is not valid UTF-8" }))
+              ),
+              send
+            )
           case "Message":
             break
         }
         const value = parseJson(frame.text)
         if (isNotJson(value)) {
-          return send(errorLine(null, new ParseError({ message: "Parse error: the message is not valid JSON" })))
+          return Effect.flatMap(
+            rejected(
+              undefined,
+              null,
+              frame.bytes,
+              errorLine(null, new ParseError({ message: "Parse error: the message is not valid JSON" }))
+            ),
+            send
+          )
         }
         if (Array.isArray(value)) return onBatch(value)
         const message = classify(value)
-        if (message._tag !== "Request") return respondTo(message)
+        if (message._tag !== "Request") return respondTo(message, frame.bytes)
         if (requests.get(message.method)?.sequential === true) return respondTo(message, frame.bytes)
         const key = requestKey(message.id)
-        if (inFlight.has(key)) return send(duplicateId(message.id))
+        if (inFlight.has(key)) {
+          return Effect.flatMap(rejected(message.method, message.id, frame.bytes, duplicateId(message.id)), send)
+        }
         fork(key, respondTo(message, frame.bytes))
         return Effect.void
       }

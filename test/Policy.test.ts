@@ -637,6 +637,11 @@ describe("the per-request log line", () => {
       yield* TestClock.adjust("30 seconds")
       assert.strictEqual(errorMeta(yield* client.read).code, "overloaded")
       yield* client.request("no/such/method")
+      // Lines that never became a request are logged too, without a method.
+      yield* client.write("{not json\n")
+      assert.strictEqual((yield* client.read).error.code, -32700)
+      yield* client.send({ jsonrpc: "1.0", id: "bad", method: "ping" })
+      assert.strictEqual((yield* client.read).error.code, -32600)
       yield* settle
       const requests = lines
         .filter((line) => Array.isArray(line.message) && line.message[0] === "request")
@@ -666,6 +671,14 @@ describe("the per-request log line", () => {
       const unknown = requests.find((fields) => fields.method === "no/such/method")!
       assert.strictEqual(unknown.outcome, "error")
       assert.strictEqual(requests.filter((fields) => fields.method === "initialize").length, 1)
+      const unparsed = requests.filter((fields) => fields.method === undefined)
+      assert.deepStrictEqual(
+        unparsed.map((fields) => [fields.id, fields.outcome, fields.bytes_in]),
+        [
+          [null, "error", 9],
+          ["bad", "error", JSON.stringify({ jsonrpc: "1.0", id: "bad", method: "ping" }).length]
+        ]
+      )
     })
   )
 })
