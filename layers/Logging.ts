@@ -80,10 +80,22 @@ export const formatLine = (options: Logger.Options<unknown>): string => {
   // Built by hand around the two parts that vary (message, annotations): the
   // per-request line is on the server's hot path.
   return (
-    `{"message":${json(message)},"level":"${levels[logLevel]}","timestamp":"${date.toISOString()}"` +
+    `{"message":${json(message)},"level":"${levels[logLevel]}","timestamp":"${isoOf(date)}"` +
     (cause.reasons.length > 0 ? `,"cause":${JSON.stringify(Cause.pretty(cause))}` : "") +
     `,"annotations":${json(annotations)},"spans":${spans},"fiberId":"#${fiber.id}"}`
   )
+}
+
+// Lines logged within the same millisecond share one formatted timestamp.
+let lastMillis = NaN
+let lastIso = ""
+const isoOf = (date: Date): string => {
+  const millis = date.getTime()
+  if (millis !== lastMillis) {
+    lastMillis = millis
+    lastIso = date.toISOString()
+  }
+  return lastIso
 }
 
 const levels: Record<LogLevel.LogLevel, string> = {

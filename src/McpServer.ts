@@ -2,8 +2,9 @@
  * The server core: reads framed messages from a {@link Transport}, dispatches
  * them through the method table, and writes responses.
  *
- * Each request runs in its own fiber, in a span named after its method, with
- * a {@link RequestContext} of its own; `notifications/cancelled` interrupts
+ * Each request runs in its own fiber, in a span named after its method (when
+ * a tracing backend is installed: with Effect's native tracer a span would go
+ * nowhere, and none is made), with a {@link RequestContext} of its own; `notifications/cancelled` interrupts
  * that fiber. When input ends (stdin EOF) or the server is interrupted
  * (SIGTERM), it stops reading, gives in-flight requests the configured grace
  * period, then interrupts what is left.
@@ -49,6 +50,7 @@ import * as Option from "effect/Option"
 import * as PubSub from "effect/PubSub"
 import * as References from "effect/References"
 import * as Stream from "effect/Stream"
+import * as Tracer from "effect/Tracer"
 import { ClientLog, severity } from "./ClientLog.ts"
 import { Executor, make as makeExecutor } from "./Executor.ts"
 import { formatIssues } from "./internal/compileTool.ts"
@@ -231,6 +233,8 @@ export const serve = <const Methods extends ReadonlyArray<Method.Any> = typeof d
       const executor = Option.isSome(provided) ? provided.value : yield* makeExecutor(policy)
       const progressIntervalMs = Policy.millis(policy.progressInterval)
       const clock = yield* Clock.Clock
+      // Spans only when a tracing backend is installed (see Tracer.nativeTracer).
+      const tracing = (yield* Tracer.Tracer) !== Tracer.nativeTracer
       const clientLog = ClientLog.of({
         enabled: (level) => severity[level] >= severity[state.logLevel ?? policy.clientLogLevel],
         log: (level, data, options) =>
@@ -362,12 +366,15 @@ export const serve = <const Methods extends ReadonlyArray<Method.Any> = typeof d
             if (records.get(key) === record) records.delete(key)
             const line = cancelled ? undefined : exit.value
             const outcome = cancelled ? "cancelled" : (record.outcome ?? "ok")
-            // `error.type` as in OpenTelemetry's semantic conventions, for any outcome but ok.
-            const attributes: Record<string, unknown> =
-              outcome === "ok" ? { "mcp.outcome": outcome } : { "mcp.outcome": outcome, "error.type": outcome }
-            if (record.tool !== undefined) attributes["mcp.tool.name"] = record.tool
-            if (record.capability !== undefined) attributes["mcp.capability"] = record.capability
-            const annotate = Effect.annotateCurrentSpan(attributes)
+            let annotate: Effect.Effect<void> = Effect.void
+            if (tracing) {
+              // `error.type` as in OpenTelemetry's semantic conventions, for any outcome but ok.
+              const attributes: Record<string, unknown> =
+                outcome === "ok" ? { "mcp.outcome": outcome } : { "mcp.outcome": outcome, "error.type": outcome }
+              if (record.tool !== undefined) attributes["mcp.tool.name"] = record.tool
+              if (record.capability !== undefined) attributes["mcp.capability"] = record.capability
+              annotate = Effect.annotateCurrentSpan(attributes)
+            }
             let log: Effect.Effect<void> = annotate
             if (LogLevel.isGreaterThanOrEqualTo("Info", fiber.getRef(References.MinimumLogLevel))) {
               const elapsedMs = Number(clock.monotonicTimeNanosUnsafe() - started) / 1e6
@@ -410,11 +417,19 @@ export const serve = <const Methods extends ReadonlyArray<Method.Any> = typeof d
           Effect.onExit(finish),
           // Data-first on purpose: in effect 4.1.0 the data-last form ignores its
           // options and captures a stack trace for every span.
+          // With no tracing backend (Effect's native tracer), a span would go
+          // nowhere: the request runs without one and saves its cost.
           (self) =>
-            Effect.withSpan(self, method.name, {
-              attributes: { "mcp.request.id": id, "mcp.correlation_id": correlationId, "mcp.session.id": sessionId },
-              captureStackTrace: false
-            }),
+            tracing
+              ? Effect.withSpan(self, method.name, {
+                  attributes: {
+                    "mcp.request.id": id,
+                    "mcp.correlation_id": correlationId,
+                    "mcp.session.id": sessionId
+                  },
+                  captureStackTrace: false
+                })
+              : self,
           // Progress is in the session's context, disabled; only a request that
           // asked for progress gets one of its own.
           reporter === undefined

@@ -13,6 +13,7 @@ import * as Queue from "effect/Queue"
 import * as References from "effect/References"
 import * as Schema from "effect/Schema"
 import { TestClock } from "effect/testing"
+import * as Tracer from "effect/Tracer"
 import * as Capability from "../src/Capability.ts"
 import * as ClientLog from "../src/ClientLog.ts"
 import * as Policy from "../src/Policy.ts"
@@ -679,6 +680,33 @@ describe("the per-request log line", () => {
           ["bad", "error", JSON.stringify({ jsonrpc: "1.0", id: "bad", method: "ping" }).length]
         ]
       )
+    })
+  )
+})
+
+describe("spans", () => {
+  it.effect("with a tracer installed, each request has a span named after its method, with its attributes", () =>
+    Effect.gen(function* () {
+      const spans: Array<Tracer.NativeSpan> = []
+      const tracer = Tracer.make({
+        span(options) {
+          const span = new Tracer.NativeSpan(options)
+          spans.push(span)
+          return span
+        }
+      })
+      const { client } = yield* setup().pipe(Effect.provideService(Tracer.Tracer, tracer))
+      yield* client.request("tools/call", { name: "t_big", arguments: { bytes: 10 } })
+      yield* client.request("tools/call", { name: "t_big", arguments: {} })
+      yield* client.request("tools/call", { name: "nope" })
+      const names = spans.map((span) => span.name)
+      assert.deepStrictEqual(names, ["initialize", "tools/call", "tools/call", "tools/call"])
+      const [, ok, invalid, unknown] = spans.map((span) => Object.fromEntries(span.attributes))
+      assert.deepInclude(ok, { "mcp.tool.name": "t_big", "mcp.capability": "t", "mcp.outcome": "ok" })
+      assert.isString(ok!["mcp.correlation_id"])
+      assert.deepInclude(invalid, { "mcp.outcome": "invalid_arguments", "error.type": "invalid_arguments" })
+      assert.deepInclude(unknown, { "mcp.outcome": "error", "error.type": "error" })
+      for (const span of spans) assert.strictEqual(span.status._tag, "Ended")
     })
   )
 })
