@@ -252,46 +252,66 @@ const makeWith = (policy: Policy.PolicyShape, timers: Timers, now: () => number)
   // The call runs in a child fiber of its own, started at once: a call that
   // completes synchronously needs no timer at all. Otherwise one entry on the
   // shared timers interrupts the child at the deadline; the caller waits for
-  // the child to finish (its finalizers included) either way.
-  const timed = <A, E, R>(
+  // the child to finish (its finalizers included) either way. `release` gives
+  // the call's slots back the moment the child ends, however it ends (the
+  // child of an interrupted caller is interrupted too).
+  const guarded = <A, E, R>(
     target: Target,
     entry: Entry,
-    effect: Effect.Effect<A, E, R>
+    effect: Effect.Effect<A, E, R>,
+    release: (() => void) | undefined
   ): Effect.Effect<A, E | TimedOut, R> => {
     const timeout = entry.limits.timeoutMs
-    if (!Number.isFinite(timeout.value)) return effect
-    return Effect.flatMap(Effect.forkChild(effect, { startImmediately: true }), (fiber) => {
-      const done = fiber.pollUnsafe()
-      if (done !== undefined) return done
-      let timedOut = false
-      const timer = timers.schedule(timeout.value, () => {
-        timedOut = true
-        fiber.interruptUnsafe()
-      })
-      return Effect.onInterrupt(Fiber.await(fiber), () => Effect.sync(timer.cancel)).pipe(
-        Effect.flatMap((exit): Effect.Effect<A, E | TimedOut> => {
-          timer.cancel()
-          if (!timedOut || exit._tag === "Success") return exit
-          return Effect.fail(
-            new TimedOut({
-              message:
-                `Tool ${target.name} did not finish within ${timeout.value} ms (${timeout.source}); ` +
-                `it was stopped.`,
-              tool: target.name,
-              timeoutMs: timeout.value,
-              source: timeout.source
-            })
-          )
+    // Callers may be in an uninterruptible region (the queue's slow path takes
+    // its slots there): the call itself, and the wait for it, are always
+    // interruptible.
+    if (!Number.isFinite(timeout.value)) {
+      return release === undefined ? effect : Effect.ensuring(Effect.interruptible(effect), Effect.sync(release))
+    }
+    return Effect.uninterruptible(
+      Effect.flatMap(Effect.forkChild(effect, { startImmediately: true }), (fiber) => {
+        const done = fiber.pollUnsafe()
+        if (done !== undefined) {
+          release?.()
+          return done
+        }
+        if (release !== undefined) fiber.addObserver(release)
+        let timedOut = false
+        const timer = timers.schedule(timeout.value, () => {
+          timedOut = true
+          fiber.interruptUnsafe()
         })
-      )
-    })
+        return Effect.interruptible(Fiber.await(fiber)).pipe(
+          Effect.onInterrupt(() => Effect.sync(timer.cancel)),
+          Effect.flatMap((exit): Effect.Effect<A, E | TimedOut> => {
+            timer.cancel()
+            if (!timedOut || exit._tag === "Success") return exit
+            return Effect.fail(
+              new TimedOut({
+                message:
+                  `Tool ${target.name} did not finish within ${timeout.value} ms (${timeout.source}); ` +
+                  `it was stopped.`,
+                tool: target.name,
+                timeoutMs: timeout.value,
+                source: timeout.source
+              })
+            )
+          })
+        )
+      })
+    )
   }
 
-  const releaseAll = (entry: Entry) =>
-    Effect.sync(() => {
+  // Gives back the global slot and the tool's, once.
+  const releaser = (entry: Entry): (() => void) => {
+    let released = false
+    return () => {
+      if (released) return
+      released = true
       global.release()
       entry.limiter?.release()
-    })
+    }
+  }
 
   const run = <A, E, R>(
     target: Target,
@@ -304,13 +324,13 @@ const makeWith = (policy: Policy.PolicyShape, timers: Timers, now: () => number)
       // No limit at all: nothing to take or give back.
       if (limiter === undefined && global.limit === Infinity) {
         onWaited?.(0)
-        return timed(target, entry, effect)
+        return guarded(target, entry, effect, undefined)
       }
       // Fast path: both slots free, nobody queued.
       const haveTool = limiter === undefined || limiter.tryAcquire()
       if (haveTool && global.tryAcquire()) {
         onWaited?.(0)
-        return Effect.ensuring(timed(target, entry, effect), releaseAll(entry))
+        return guarded(target, entry, effect, releaser(entry))
       }
       if (haveTool) limiter?.release()
       if (reject || waiting >= policy.maxQueued) {
@@ -347,7 +367,7 @@ const makeWith = (policy: Policy.PolicyShape, timers: Timers, now: () => number)
           ),
           Effect.flatMap((acquired): Effect.Effect<A, E | Overloaded | TimedOut, R> => {
             if (!acquired) return Effect.fail(overloaded(target, entry, now() - queuedAt))
-            return Effect.ensuring(restore(timed(target, entry, effect)), releaseAll(entry))
+            return guarded(target, entry, effect, releaser(entry))
           })
         )
       )

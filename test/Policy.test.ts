@@ -387,6 +387,25 @@ describe("concurrency", () => {
     })
   )
 
+  it.effect("a call that waited for its slot can still be cancelled while it runs, and frees its slot", () =>
+    Effect.gen(function* () {
+      const { client, probes } = yield* setup({ maxConcurrent: 1 })
+      yield* call(client, 1, "t_gate", { tag: "a" })
+      yield* Queue.take(probes.started)
+      yield* call(client, 2, "t_gate", { tag: "b" })
+      yield* settle
+      yield* Queue.offer(probes.gate, undefined)
+      assert.strictEqual((yield* client.read).id, 1)
+      assert.strictEqual(yield* Queue.take(probes.started), "b")
+      assert.strictEqual(yield* Queue.take(probes.ended), "a:done")
+      yield* cancel(client, 2)
+      assert.strictEqual(yield* Queue.take(probes.ended), "b:interrupted")
+      yield* expectQuiet(client)
+      yield* call(client, 3, "t_gate", { tag: "c" })
+      assert.strictEqual(yield* Queue.take(probes.started), "c")
+    })
+  )
+
   it.effect("many parallel calls never exceed the global or per-tool limits, and all complete", () =>
     Effect.gen(function* () {
       const { client, probes } = yield* setup({ maxConcurrent: 5, maxQueued: 1000 })
