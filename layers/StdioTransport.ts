@@ -5,8 +5,8 @@
  * Input is read through Effect's `Stdio` service and framed with the size
  * limit of `ServerConfig`. Output is written synchronously to the process's
  * stdout (a pipe write is synchronous on Linux, as in the official SDK), with
- * a little coalescing: the first reply of a tick is written at once, the
- * replies that follow it in the same tick are joined, and flushed every
+ * a little coalescing: the first reply of a turn of the event loop is written at once, the
+ * replies that follow it in the same turn are joined, and flushed every
  * {@link flushEvery} lines so the client can start reading while the server
  * is still answering. Whatever is
  * pending is flushed when the layer closes. Nothing but protocol messages is
@@ -38,7 +38,7 @@ import { frameLines, Transport } from "../src/Transport.ts"
 export const flushEvery = 8
 
 /**
- * A line writer that coalesces the lines of one tick into one write.
+ * A line writer that coalesces the lines of one turn of the event loop into one write.
  *
  * **Example**
  *
@@ -70,7 +70,7 @@ export interface LineWriter {
  * const out: Array<string> = []
  * const writer = makeLineWriter((text) => out.push(text))
  * writer.writeLine("{}") // written at once: out is ["{}\n"]
- * writer.writeLine("[]") // same tick: pending until the tick ends, or flush()
+ * writer.writeLine("[]") // same turn: pending until the turn ends, or flush()
  * writer.flush() // out is ["{}\n", "[]\n"]
  * ```
  *
@@ -92,11 +92,13 @@ export const makeLineWriter = (write: (text: string) => void): LineWriter => {
   }
   return {
     writeLine: (line) => {
-      // The first reply of a tick leaves at once (latency); the ones that
-      // follow in the same tick are coalesced (throughput).
+      // The first reply of a turn leaves at once (latency); the ones that
+      // follow in the same turn of the event loop are coalesced (throughput).
+      // A turn, not a microtask: Effect resumes fibers in separate immediate
+      // callbacks, so replies finishing together are microtasks apart.
       if (!inTick) {
         inTick = true
-        queueMicrotask(endTick)
+        setImmediate(endTick)
         return write(line + "\n")
       }
       pending.push(line)

@@ -2,9 +2,10 @@ import { assert, describe, it } from "@effect/vitest"
 import { flushEvery, makeLineWriter } from "../layers/StdioTransport.ts"
 
 const nextMicrotask = () => new Promise<void>((resolve) => queueMicrotask(resolve))
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve))
 
 describe("StdioTransport line writer", () => {
-  it("writes the first line of a tick at once and coalesces the rest of the tick", async () => {
+  it("writes the first line of a turn at once and coalesces the rest of the turn", async () => {
     const writes: Array<string> = []
     const writer = makeLineWriter((text) => writes.push(text))
     writer.writeLine("a")
@@ -13,9 +14,12 @@ describe("StdioTransport line writer", () => {
     writer.writeLine("c")
     assert.deepStrictEqual(writes, ["a\n"])
     await nextMicrotask()
-    assert.deepStrictEqual(writes, ["a\n", "b\nc\n"])
-    writer.writeLine("d") // a new tick: written at once again
-    assert.deepStrictEqual(writes, ["a\n", "b\nc\n", "d\n"])
+    writer.writeLine("b2") // microtasks later, the same turn: still coalesced
+    assert.deepStrictEqual(writes, ["a\n"])
+    await nextTurn()
+    assert.deepStrictEqual(writes, ["a\n", "b\nc\nb2\n"])
+    writer.writeLine("d") // a new turn: written at once again
+    assert.deepStrictEqual(writes, ["a\n", "b\nc\nb2\n", "d\n"])
   })
 
   it("flushes a long run every flushEvery lines so the reader is never starved", () => {
