@@ -154,14 +154,14 @@ export class Executor extends Context.Service<
   Executor,
   {
     /**
-     * Runs `effect` as a call of `target` under the policy. `onWaited` is
-     * told how long the call waited for its slot, when the wait ends (with a
-     * slot, out of time, or cancelled).
+     * Runs `effect` as a call of `target` under the policy. When the wait for
+     * a slot ends (with a slot, out of time, or cancelled), its length in
+     * milliseconds goes to `waited.queueMs` (a `RequestRecord` fits).
      */
     readonly run: <A, E, R>(
       target: Target,
       effect: Effect.Effect<A, E, R>,
-      onWaited?: (queueMs: number) => void
+      waited?: { queueMs: number }
     ) => Effect.Effect<A, E | Overloaded | TimedOut, R>
     /** The limits in force for a tool. */
     readonly limits: (target: Target) => Policy.ToolLimits
@@ -173,6 +173,8 @@ export class Executor extends Context.Service<
 interface Entry {
   readonly limits: Policy.ToolLimits
   readonly limiter: Limiter | undefined
+  /** Gives back the global slot and this tool's. */
+  readonly release: () => void
 }
 
 /**
@@ -219,7 +221,18 @@ const makeWith = (policy: Policy.PolicyShape, timers: Timers, now: () => number)
     if (entry === undefined) {
       const limits = Policy.resolve(policy, target)
       const max = limits.maxConcurrent.value
-      entry = { limits, limiter: Number.isFinite(max) ? new Limiter(Math.max(0, max)) : undefined }
+      const limiter = Number.isFinite(max) ? new Limiter(Math.max(0, max)) : undefined
+      entry = {
+        limits,
+        limiter,
+        release:
+          limiter === undefined
+            ? () => global.release()
+            : () => {
+                global.release()
+                limiter.release()
+              }
+      }
       entries.set(target, entry)
       byName.set(target.name, entry)
     }
@@ -302,39 +315,28 @@ const makeWith = (policy: Policy.PolicyShape, timers: Timers, now: () => number)
     )
   }
 
-  // Gives back the global slot and the tool's, once.
-  const releaser = (entry: Entry): (() => void) => {
-    let released = false
-    return () => {
-      if (released) return
-      released = true
-      global.release()
-      entry.limiter?.release()
-    }
-  }
-
   const run = <A, E, R>(
     target: Target,
     effect: Effect.Effect<A, E, R>,
-    onWaited?: (queueMs: number) => void
+    waited?: { queueMs: number }
   ): Effect.Effect<A, E | Overloaded | TimedOut, R> =>
     Effect.suspend((): Effect.Effect<A, E | Overloaded | TimedOut, R> => {
       const entry = entryOf(target)
       const limiter = entry.limiter
       // No limit at all: nothing to take or give back.
       if (limiter === undefined && global.limit === Infinity) {
-        onWaited?.(0)
+        if (waited !== undefined) waited.queueMs = 0
         return guarded(target, entry, effect, undefined)
       }
       // Fast path: both slots free, nobody queued.
       const haveTool = limiter === undefined || limiter.tryAcquire()
       if (haveTool && global.tryAcquire()) {
-        onWaited?.(0)
-        return guarded(target, entry, effect, releaser(entry))
+        if (waited !== undefined) waited.queueMs = 0
+        return guarded(target, entry, effect, entry.release)
       }
       if (haveTool) limiter?.release()
       if (reject || waiting >= policy.maxQueued) {
-        onWaited?.(0)
+        if (waited !== undefined) waited.queueMs = 0
         return Effect.fail(overloaded(target, entry, 0))
       }
       // Slow path: wait in line, per-tool slot first, then a global one, all
@@ -362,12 +364,12 @@ const makeWith = (policy: Policy.PolicyShape, timers: Timers, now: () => number)
           Effect.onExit(() =>
             Effect.sync(() => {
               waiting--
-              onWaited?.(now() - queuedAt)
+              if (waited !== undefined) waited.queueMs = now() - queuedAt
             })
           ),
           Effect.flatMap((acquired): Effect.Effect<A, E | Overloaded | TimedOut, R> => {
             if (!acquired) return Effect.fail(overloaded(target, entry, now() - queuedAt))
-            return guarded(target, entry, effect, releaser(entry))
+            return guarded(target, entry, effect, entry.release)
           })
         )
       )

@@ -135,16 +135,12 @@ export const toolsCall = Method.request("tools/call", {
       if (!Effect.isEffect(prepared)) return Effect.succeed(respond(prepared, version, record))
       const executor = Context.get(context, Executor)
       const limit = executor.limits(tool.target).maxResultBytes
-      return executor
-        .run(tool.target, prepared, (queueMs) => {
-          record.queueMs = queueMs
+      return executor.run(tool.target, prepared, record).pipe(
+        Effect.match({
+          // The runtime's own error results are small and never checked against the limit.
+          onFailure: (error) => respond(policyResult(error), version, record),
+          onSuccess: (result) => respond(result, version, record, limit, tool.name)
         })
-        .pipe(
-          Effect.match({
-            // The runtime's own error results are small and never checked against the limit.
-            onFailure: (error) => respond(policyResult(error), version, record),
-            onSuccess: (result) => respond(result, version, record, limit, tool.name)
-          })
-        )
+      )
     })
 })
