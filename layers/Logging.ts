@@ -19,21 +19,7 @@ import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
 import type * as LogLevel from "effect/LogLevel"
 import * as References from "effect/References"
-
-// Values JSON cannot carry as they are (bigint, errors, symbols, cycles) become strings.
-const replacer = () => {
-  const seen = new WeakSet<object>()
-  return (_key: string, value: unknown): unknown => {
-    if (typeof value === "bigint") return value.toString()
-    if (typeof value === "symbol" || typeof value === "function") return String(value)
-    if (value instanceof Error) return { name: value.name, message: value.message }
-    if (typeof value === "object" && value !== null) {
-      if (seen.has(value)) return "[Circular]"
-      seen.add(value)
-    }
-    return value
-  }
-}
+import { safeReplacer } from "../src/internal/jsonSafe.ts"
 
 /**
  * Formats a log entry as one JSON line (without the newline), in the shape
@@ -110,11 +96,25 @@ const levels: Record<LogLevel.LogLevel, string> = {
 }
 
 const json = (value: unknown): string => {
-  try {
-    return JSON.stringify(value) ?? "null"
-  } catch {
-    return JSON.stringify(value, replacer()) ?? "null"
+  if (!hasError(value)) {
+    try {
+      return JSON.stringify(value) ?? "null"
+    } catch {
+      // a bigint or a cycle: the careful way below
+    }
   }
+  return JSON.stringify(value, safeReplacer()) ?? "null"
+}
+
+// Errors serialize as `{}` without complaint: look for them one level deep
+// (a message's parts, an annotation's values), where logs put them.
+const hasError = (value: unknown): boolean => {
+  if (value instanceof Error) return true
+  if (typeof value !== "object" || value === null) return false
+  for (const key in value) {
+    if ((value as Record<string, unknown>)[key] instanceof Error) return true
+  }
+  return false
 }
 
 const isEmpty = (record: Record<string, unknown>): boolean => {
@@ -218,12 +218,17 @@ export const layerJsonStderr = (level: LogLevel.LogLevel = "Info"): Layer.Layer<
     Layer.unwrap(
       Effect.gen(function* () {
         const sink = makeBatchedSink(writeStderr)
+        // A client that closed its end of stderr must not crash the server:
+        // the write error arrives as an event, not as an exception.
+        const onError = () => {}
+        process.stderr.on("error", onError)
         const onExit = () => sink.flush()
         process.once("exit", onExit)
         yield* Effect.addFinalizer(() =>
           Effect.sync(() => {
             process.off("exit", onExit)
             sink.flush()
+            process.stderr.off("error", onError)
           })
         )
         return Logger.layer([Logger.make((options) => sink.add(formatLine(options)))])

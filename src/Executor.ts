@@ -201,9 +201,11 @@ export const make = (policy: Policy.PolicyShape): Effect.Effect<Executor["Servic
   Effect.gen(function* () {
     const clock = yield* Clock.Clock
     const runFork = Effect.runForkWith(yield* Effect.context<never>())
-    const timers = new Timers(() => clock.currentTimeMillisUnsafe(), runFork)
+    // Monotonic: a step of the system clock neither fires deadlines early nor delays them.
+    const now = () => Number(clock.monotonicTimeNanosUnsafe()) / 1e6
+    const timers = new Timers(now, runFork)
     yield* Effect.addFinalizer(() => Effect.sync(() => timers.close()))
-    return makeWith(policy, timers, () => clock.currentTimeMillisUnsafe())
+    return makeWith(policy, timers, now)
   })
 
 const makeWith = (policy: Policy.PolicyShape, timers: Timers, now: () => number): Executor["Service"] => {
@@ -241,18 +243,24 @@ const makeWith = (policy: Policy.PolicyShape, timers: Timers, now: () => number)
 
   const calls = (n: number) => `${n} call${n === 1 ? "" : "s"}`
 
-  const overloaded = (target: Target, entry: Entry, waitedMs: number): Overloaded => {
+  // Why a call got no slot: the queue was full, the policy rejects at once,
+  // or the wait ran out in the per-tool stage or the global one.
+  type Shortage = "queue-full" | "rejected" | "tool-wait" | "global-wait"
+
+  const overloaded = (target: Target, entry: Entry, shortage: Shortage, waitedMs: number): Overloaded => {
     const limiter = entry.limiter
-    const toolFull = limiter !== undefined && limiter.active >= limiter.limit
+    const toolFull =
+      limiter !== undefined &&
+      (shortage === "tool-wait" || (shortage !== "global-wait" && limiter.active >= limiter.limit))
     const [scope, active, limit] = toolFull
       ? [`tool ${target.name} has ${calls(limiter.active)} running, its limit`, limiter.active, limiter.limit]
       : [`the server has ${calls(global.active)} running, its limit`, global.active, global.limit]
     const why =
-      waitedMs > 0
-        ? `waited ${Math.round(waitedMs)} ms for a free slot (the queue timeout)`
-        : reject
-          ? "found no free slot, and this server rejects calls it cannot start at once"
-          : `found no free slot, and ${calls(waiting)} already waiting is the most the queue holds`
+      shortage === "rejected"
+        ? "found no free slot, and this server rejects calls it cannot start at once"
+        : shortage === "queue-full"
+          ? `found no free slot, and ${calls(waiting)} already waiting is the most the queue holds`
+          : `waited ${Math.round(waitedMs)} ms for a free slot (the queue timeout)`
     return new Overloaded({
       message: `Server busy: ${target.name} ${why}; ${scope} is ${limit}.`,
       tool: target.name,
@@ -337,25 +345,26 @@ const makeWith = (policy: Policy.PolicyShape, timers: Timers, now: () => number)
       if (haveTool) limiter?.release()
       if (reject || waiting >= policy.maxQueued) {
         if (waited !== undefined) waited.queueMs = 0
-        return Effect.fail(overloaded(target, entry, 0))
+        return Effect.fail(overloaded(target, entry, reject ? "rejected" : "queue-full", 0))
       }
       // Slow path: wait in line, per-tool slot first, then a global one, all
       // within one queue timeout.
       waiting++
       const queuedAt = now()
       const deadline = queuedAt + queueTimeoutMs
-      const waitGlobal = Effect.suspend(() => global.acquire(deadline - now(), timers))
+      let stage: "tool-wait" | "global-wait" = limiter === undefined ? "global-wait" : "tool-wait"
+      const waitGlobal = Effect.suspend(() => {
+        stage = "global-wait"
+        return global.acquire(deadline - now(), timers)
+      })
       const acquire =
         limiter === undefined
           ? waitGlobal
           : Effect.flatMap(limiter.acquire(queueTimeoutMs, timers), (gotTool) =>
               gotTool
-                ? Effect.onInterrupt(
-                    Effect.map(waitGlobal, (gotGlobal) => {
-                      if (!gotGlobal) limiter.release()
-                      return gotGlobal
-                    }),
-                    () => Effect.sync(() => limiter.release())
+                ? Effect.onExit(waitGlobal, (exit) =>
+                    // Without a global slot, the tool's slot goes back.
+                    exit._tag === "Success" && exit.value ? Effect.void : Effect.sync(() => limiter.release())
                   )
                 : Effect.succeed(false)
             )
@@ -368,7 +377,7 @@ const makeWith = (policy: Policy.PolicyShape, timers: Timers, now: () => number)
             })
           ),
           Effect.flatMap((acquired): Effect.Effect<A, E | Overloaded | TimedOut, R> => {
-            if (!acquired) return Effect.fail(overloaded(target, entry, now() - queuedAt))
+            if (!acquired) return Effect.fail(overloaded(target, entry, stage, now() - queuedAt))
             return guarded(target, entry, effect, entry.release)
           })
         )

@@ -20,7 +20,7 @@ import * as PubSub from "effect/PubSub"
 import * as Schema from "effect/Schema"
 import { compileTool, type CompiledTool, SchemaProblem } from "./internal/compileTool.ts"
 import { InvalidParams } from "./McpError.ts"
-import type * as Policy from "./Policy.ts"
+import * as Policy from "./Policy.ts"
 import { type Era, eraOf, type ProtocolVersion } from "./ProtocolVersion.ts"
 import type * as Tool from "./Tool.ts"
 
@@ -308,6 +308,31 @@ export class DynamicShadow extends Schema.TaggedError<DynamicShadow>()("DynamicS
 }
 
 /**
+ * A tool's limits (its own, or its capability's) are unusable: a timeout
+ * that is not a duration or is negative, a concurrency or size limit that is
+ * not a whole number of at least 1.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import { InvalidLimits } from "effect-mcp-runtime/Kernel"
+ *
+ * new InvalidLimits({ toolName: "exec_run", reason: 'timeout: not a duration: "5 minuts"' })
+ * ```
+ *
+ * @category errors
+ * @since 0.1.0
+ */
+export class InvalidLimits extends Schema.TaggedError<InvalidLimits>()("InvalidLimits", {
+  toolName: Schema.String,
+  reason: Schema.String
+}) {
+  override get message(): string {
+    return `Tool "${this.toolName}": unusable limits: ${this.reason}`
+  }
+}
+
+/**
  * A tool's input or output Schema cannot be published as an MCP tool schema.
  *
  * **Example**
@@ -360,6 +385,7 @@ export type KernelError =
   | DuplicateName
   | DynamicShadow
   | InvalidToolSchema
+  | InvalidLimits
 
 // -----------------------------------------------------------------------------
 // service
@@ -507,6 +533,20 @@ export const make = Effect.fnUntraced(function* (options: Options = {}) {
           ? new DynamicShadow({ toolName: publicName, owner: existing.capability })
           : new DuplicateName({ toolName: publicName, first: existing.capability, second: capability })
       }
+      const limitProblems = [
+        ...Policy.limitsProblems(handled.tool.limits, "").map((problem) => `Tool.make option ${problem}`),
+        ...(capabilityLimits === undefined
+          ? []
+          : Policy.limitsProblems(
+              {
+                timeout: capabilityLimits.timeout,
+                maxConcurrent: capabilityLimits.maxConcurrent,
+                maxResultBytes: capabilityLimits.maxResultBytes
+              },
+              ""
+            ).map((problem) => `Capability.make option ${problem}`))
+      ]
+      if (limitProblems.length > 0) return new InvalidLimits({ toolName: publicName, reason: limitProblems.join("; ") })
       const result = compileTool(handled, publicName, capability, context, capabilityLimits)
       if (result instanceof SchemaProblem) {
         return new InvalidToolSchema({ toolName: publicName, reason: result.reason })

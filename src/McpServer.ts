@@ -65,6 +65,7 @@ import {
   successLine
 } from "./internal/jsonRpc.ts"
 import { makeReporter } from "./internal/progress.ts"
+import { jsonSafe } from "./internal/jsonSafe.ts"
 import { utf8Length } from "./internal/utf8.ts"
 import { Kernel } from "./Kernel.ts"
 import { InternalError, InvalidParams, InvalidRequest, isMcpError, MethodNotFound, ParseError } from "./McpError.ts"
@@ -242,7 +243,11 @@ export const serve = <const Methods extends ReadonlyArray<Method.Any> = typeof d
             if (severity[level] < severity[state.logLevel ?? policy.clientLogLevel]) return Effect.void
             if (Option.isSome(request) && request.value.record.ended) return Effect.void
             const logger = options?.logger ?? (Option.isSome(request) ? request.value.record.tool : undefined)
-            const params: LoggingMessageParams = logger === undefined ? { level, data } : { level, logger, data }
+            // `data` is required and must be JSON: undefined becomes null, and
+            // what JSON cannot carry (bigint, cycles) is written as text.
+            const json = jsonSafe(data === undefined ? null : data)
+            const params: LoggingMessageParams =
+              logger === undefined ? { level, data: json } : { level, logger, data: json }
             return session.notify("notifications/message", params as unknown as Record<string, unknown>)
           })
       })
@@ -285,20 +290,40 @@ export const serve = <const Methods extends ReadonlyArray<Method.Any> = typeof d
       // The log line of a request answered with an error before any handler ran.
       // Also used for messages that never became a request (unparsable,
       // oversize, a bad envelope): `method` is then absent.
-      const rejected = (method: string | undefined, id: RequestId | null, bytesIn: number | undefined, line: string) =>
-        Effect.as(
-          Effect.logInfo("request", {
-            ...(method === undefined ? {} : { method }),
-            id,
-            correlation_id: nextCorrelationId(),
-            queue_ms: 0,
-            elapsed_ms: 0,
-            outcome: "error",
-            ...(bytesIn === undefined ? {} : { bytes_in: bytesIn }),
-            bytes_out: utf8Length(line) + 1
-          }),
-          line
+      const rejected = (
+        method: string | undefined,
+        id: RequestId | null,
+        bytesIn: number | undefined,
+        line: string
+      ): Effect.Effect<string> => {
+        const log = Effect.withFiber((fiber) =>
+          LogLevel.isGreaterThanOrEqualTo("Info", fiber.getRef(References.MinimumLogLevel))
+            ? Effect.logInfo("request", {
+                ...(method === undefined ? {} : { method }),
+                id,
+                correlation_id: nextCorrelationId(),
+                queue_ms: 0,
+                elapsed_ms: 0,
+                outcome: "error",
+                ...(bytesIn === undefined ? {} : { bytes_in: bytesIn }),
+                bytes_out: utf8Length(line) + 1
+              })
+            : Effect.void
         )
+        const logged = Effect.as(log, line)
+        // A request (it has a method) gets its span even when no handler ran.
+        return tracing && method !== undefined
+          ? Effect.withSpan(logged, method, {
+              attributes: {
+                "mcp.request.id": id,
+                "mcp.session.id": sessionId,
+                "mcp.outcome": "error",
+                "error.type": "error"
+              },
+              captureStackTrace: false
+            })
+          : logged
+      }
 
       const execute = (
         method: Method.Request,
@@ -332,7 +357,9 @@ export const serve = <const Methods extends ReadonlyArray<Method.Any> = typeof d
           ended: false
         }
         const key = requestKey(id)
-        records.set(key, record)
+        // A sequential method (initialize) skips the in-flight check: never
+        // replace the record of another request that has this id.
+        if (!records.has(key)) records.set(key, record)
         const request = RequestContext.of({
           requestId: id,
           method: method.name,
@@ -350,7 +377,7 @@ export const serve = <const Methods extends ReadonlyArray<Method.Any> = typeof d
                 token: progressToken,
                 intervalMs: progressIntervalMs,
                 withMessage: ProtocolVersion.hasToolAnnotations(state.protocolVersion),
-                now: () => clock.currentTimeMillisUnsafe(),
+                now: () => Number(clock.monotonicTimeNanosUnsafe()) / 1e6,
                 send: (update) =>
                   session.notify("notifications/progress", update as unknown as Record<string, unknown>),
                 fork: runFork,
@@ -527,23 +554,23 @@ export const serve = <const Methods extends ReadonlyArray<Method.Any> = typeof d
         )
 
       let batches = 0
-      const onBatch = (values: ReadonlyArray<unknown>): Effect.Effect<void> => {
+      const onBatch = (values: ReadonlyArray<unknown>, bytesIn: number): Effect.Effect<void> => {
         if (state.phase === "new" || !ProtocolVersion.acceptsBatches(state.protocolVersion)) {
-          return send(
-            errorLine(
-              null,
-              new InvalidRequest({
-                message:
-                  state.phase === "new"
-                    ? "Invalid Request: a batch cannot come before initialize (and initialize cannot be batched)"
-                    : `Invalid Request: JSON-RPC batches are not part of protocol version ${state.protocolVersion}; ` +
-                      `send one message per line`
-              })
-            )
+          const line = errorLine(
+            null,
+            new InvalidRequest({
+              message:
+                state.phase === "new"
+                  ? "Invalid Request: a batch cannot come before initialize (and initialize cannot be batched)"
+                  : `Invalid Request: JSON-RPC batches are not part of protocol version ${state.protocolVersion}; ` +
+                    `send one message per line`
+            })
           )
+          return Effect.flatMap(rejected(undefined, null, bytesIn, line), send)
         }
         if (values.length === 0) {
-          return send(errorLine(null, new InvalidRequest({ message: "Invalid Request: empty batch" })))
+          const line = errorLine(null, new InvalidRequest({ message: "Invalid Request: empty batch" }))
+          return Effect.flatMap(rejected(undefined, null, bytesIn, line), send)
         }
         const messages = values.map((value): Incoming => {
           const message = classify(value)
@@ -558,7 +585,9 @@ export const serve = <const Methods extends ReadonlyArray<Method.Any> = typeof d
         const entries = messages.map((message): Effect.Effect<string | undefined> => {
           if (message._tag !== "Request") return Effect.suspend(() => answer(message))
           const key = requestKey(message.id)
-          if (inFlight.has(key) || seen.has(key)) return Effect.succeed(duplicateId(message.id))
+          if (inFlight.has(key) || seen.has(key)) {
+            return rejected(message.method, message.id, undefined, duplicateId(message.id))
+          }
           seen.add(key)
           const fiber = fork(
             key,
@@ -617,7 +646,7 @@ export const serve = <const Methods extends ReadonlyArray<Method.Any> = typeof d
             send
           )
         }
-        if (Array.isArray(value)) return onBatch(value)
+        if (Array.isArray(value)) return onBatch(value, frame.bytes)
         const message = classify(value)
         if (message._tag !== "Request") return respondTo(message, frame.bytes)
         if (requests.get(message.method)?.sequential === true) return respondTo(message, frame.bytes)
@@ -663,7 +692,13 @@ export const serve = <const Methods extends ReadonlyArray<Method.Any> = typeof d
                   }),
                   // A request stuck in an uninterruptible region must not keep
                   // the server from exiting.
-                  Fiber.interruptAll(fibers).pipe(
+                  // Nothing more is sent for them, even from their finalizers.
+                  Effect.andThen(
+                    Effect.sync(() => {
+                      for (const record of records.values()) record.ended = true
+                    }),
+                    Fiber.interruptAll(fibers)
+                  ).pipe(
                     Effect.timeoutOption(interruptWaitMs),
                     Effect.flatMap((stopped) =>
                       Option.isSome(stopped)

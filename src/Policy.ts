@@ -31,7 +31,9 @@
  */
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
 import type { LoggingLevel } from "./McpSchema.ts"
 
 /**
@@ -193,7 +195,123 @@ export const unlimited: PolicyShape = {
 export const Policy = Context.Reference<PolicyShape>("effect-mcp-runtime/Policy", { defaultValue: () => defaults })
 
 /**
- * Overrides some settings, keeping the defaults for the rest.
+ * The policy settings are unusable: `problems` lists each one, with where it
+ * is (`tools.exec_run.timeout: …`).
+ *
+ * **Example**
+ *
+ * ```ts
+ * import { PolicyError } from "effect-mcp-runtime/Policy"
+ *
+ * const error = new PolicyError({ problems: ["maxQueued: must be a whole number of at least 0, or Infinity: -1"] })
+ * ```
+ *
+ * @category errors
+ * @since 0.1.0
+ */
+export class PolicyError extends Schema.TaggedError<PolicyError>()("PolicyError", {
+  problems: Schema.Array(Schema.String)
+}) {
+  override get message(): string {
+    return `Invalid policy settings:\n${this.problems.map((problem) => `- ${problem}`).join("\n")}`
+  }
+}
+
+const durationProblem = (input: unknown): string | undefined => {
+  const duration = Duration.fromInput(input as Duration.Input)
+  if (duration._tag === "None") {
+    return `not a duration: ${JSON.stringify(input)} (use milliseconds or e.g. "30 seconds")`
+  }
+  const millis = Duration.toMillis(duration.value)
+  return Number.isNaN(millis) || millis < 0 ? `must not be negative: ${JSON.stringify(input)}` : undefined
+}
+
+const countProblem = (value: unknown, min: number): string | undefined =>
+  value === Infinity || (typeof value === "number" && Number.isInteger(value) && value >= min)
+    ? undefined
+    : `must be a whole number of at least ${min}, or Infinity: ${JSON.stringify(value)}`
+
+/**
+ * What is wrong with some limits, one line per problem, each prefixed with
+ * `where` (empty when all is well).
+ *
+ * **Example**
+ *
+ * ```ts
+ * import * as Policy from "effect-mcp-runtime/Policy"
+ *
+ * Policy.limitsProblems({ maxConcurrent: 0 }, "tools.exec_run")
+ * // => ["tools.exec_run.maxConcurrent: must be a whole number of at least 1, or Infinity: 0"]
+ * ```
+ *
+ * @category utils
+ * @since 0.1.0
+ */
+export const limitsProblems = (limits: Limits, where: string): Array<string> => {
+  const found: Array<string> = []
+  const at = (key: string, problem: string | undefined) => {
+    if (problem !== undefined) found.push(`${where === "" ? "" : `${where}.`}${key}: ${problem}`)
+  }
+  if (limits.timeout !== undefined) at("timeout", durationProblem(limits.timeout))
+  if (limits.maxConcurrent !== undefined) at("maxConcurrent", countProblem(limits.maxConcurrent, 1))
+  if (limits.maxResultBytes !== undefined) at("maxResultBytes", countProblem(limits.maxResultBytes, 1))
+  return found
+}
+
+const logLevels: ReadonlyArray<string> = [
+  "debug",
+  "info",
+  "notice",
+  "warning",
+  "error",
+  "critical",
+  "alert",
+  "emergency"
+]
+
+/**
+ * Every problem with some policy settings (empty when all is well).
+ *
+ * **Example**
+ *
+ * ```ts
+ * import * as Policy from "effect-mcp-runtime/Policy"
+ *
+ * Policy.problems(Policy.defaults) // => []
+ * Policy.problems({ ...Policy.defaults, maxQueued: -1 })
+ * // => ["maxQueued: must be a whole number of at least 0, or Infinity: -1"]
+ * ```
+ *
+ * @category utils
+ * @since 0.1.0
+ */
+export const problems = (policy: PolicyShape): Array<string> => {
+  const found = limitsProblems(
+    { timeout: policy.timeout, maxConcurrent: policy.maxConcurrent, maxResultBytes: policy.maxResultBytes },
+    ""
+  )
+  const at = (key: string, problem: string | undefined) => {
+    if (problem !== undefined) found.push(`${key}: ${problem}`)
+  }
+  at("maxQueued", countProblem(policy.maxQueued, 0))
+  at("queueTimeout", durationProblem(policy.queueTimeout))
+  at("progressInterval", durationProblem(policy.progressInterval))
+  if (policy.onOverload !== "queue" && policy.onOverload !== "reject") {
+    at("onOverload", `must be "queue" or "reject": ${JSON.stringify(policy.onOverload)}`)
+  }
+  if (!logLevels.includes(policy.clientLogLevel)) {
+    at("clientLogLevel", `not a log level: ${JSON.stringify(policy.clientLogLevel)}`)
+  }
+  for (const [name, limits] of Object.entries(policy.tools)) found.push(...limitsProblems(limits, `tools.${name}`))
+  for (const [id, limits] of Object.entries(policy.capabilities)) {
+    found.push(...limitsProblems(limits, `capabilities.${id}`))
+  }
+  return found
+}
+
+/**
+ * Overrides some settings, keeping the defaults for the rest. Building the
+ * layer fails with a {@link PolicyError} listing every unusable setting.
  *
  * **Example**
  *
@@ -208,11 +326,18 @@ export const Policy = Context.Reference<PolicyShape>("effect-mcp-runtime/Policy"
  */
 export const layer = (options: {
   readonly [K in keyof PolicyShape]?: PolicyShape[K] | undefined
-}): Layer.Layer<never> =>
-  Layer.succeed(Policy, {
-    ...defaults,
-    ...(Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined)) as Partial<PolicyShape>)
-  }) as Layer.Layer<never>
+}): Layer.Layer<never, PolicyError> =>
+  Layer.effect(
+    Policy,
+    Effect.suspend(() => {
+      const policy: PolicyShape = {
+        ...defaults,
+        ...(Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined)) as Partial<PolicyShape>)
+      }
+      const found = problems(policy)
+      return found.length === 0 ? Effect.succeed(policy) : Effect.fail(new PolicyError({ problems: found }))
+    })
+  ) as Layer.Layer<never, PolicyError>
 
 /**
  * Where a limit in force came from, as named in error messages.

@@ -26,6 +26,23 @@ describe("layers/Logging", () => {
     })
   )
 
+  it.effect("errors keep their name and message; a value seen twice is not a cycle", () =>
+    Effect.gen(function* () {
+      const lines: Array<any> = []
+      const shared = { a: 1 }
+      const cycle: Record<string, unknown> = { n: 1n }
+      cycle.self = cycle
+      yield* Effect.logError("failed", { error: new TypeError("bad input") }).pipe(Effect.provide(capture(lines)))
+      yield* Effect.logInfo("twice", { one: shared, two: shared, cycle }).pipe(Effect.provide(capture(lines)))
+      assert.deepStrictEqual(lines[0].annotations, { error: { name: "TypeError", message: "bad input" } })
+      assert.deepStrictEqual(lines[1].annotations, {
+        one: { a: 1 },
+        two: { a: 1 },
+        cycle: { n: "1", self: "[Circular]" }
+      })
+    })
+  )
+
   it("the sink writes the lines of a window in one write, and flush writes what is pending", async () => {
     const writes: Array<string> = []
     const sink = Logging.makeBatchedSink((text) => writes.push(text))

@@ -58,6 +58,24 @@ describe("Timers (one fiber for many deadlines)", () => {
     })
   )
 
+  it.effect("a callback that throws does not stop the others", () =>
+    Effect.gen(function* () {
+      const timers = yield* make
+      const fired: Array<string> = []
+      timers.schedule(10, () => {
+        throw new Error("boom")
+      })
+      timers.schedule(10, () => fired.push("same time"))
+      timers.schedule(20, () => fired.push("later"))
+      yield* settle
+      yield* TestClock.adjust(10)
+      timers.schedule(5, () => fired.push("scheduled after"))
+      yield* settle
+      yield* TestClock.adjust(20)
+      assert.deepStrictEqual(fired, ["same time", "scheduled after", "later"])
+    })
+  )
+
   it.effect("close stops everything", () =>
     Effect.gen(function* () {
       const timers = yield* make

@@ -76,7 +76,7 @@ export const makeReporter = (options: {
       return Effect.andThen(
         stop,
         Effect.suspend(() => {
-          const params = flush ? pending : undefined
+          const params = flush && options.isOpen() ? pending : undefined
           pending = undefined
           closed = true
           return params === undefined ? Effect.void : send(params)

@@ -89,7 +89,12 @@ export class Timers {
       this.pop()
       top.cancelled = true
       this.live--
-      top.fire()
+      // A callback that throws must not stop the timers of everyone else.
+      try {
+        top.fire()
+      } catch {
+        // nothing to report to: the callback's owner sees its own failure
+      }
     }
     if (this.heap.length === 0) {
       this.target = Infinity
