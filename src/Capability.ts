@@ -33,6 +33,7 @@
 import type * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import type { Client } from "./Client.ts"
 import type { ClientLog } from "./ClientLog.ts"
 import { type CapabilityInfo, Kernel, type KernelError } from "./Kernel.ts"
 import type { Progress } from "./Progress.ts"
@@ -89,7 +90,8 @@ export type Requirements<C> = C extends { readonly tools?: ReadonlyArray<infer H
 /**
  * Services the server provides to every handler itself, per request; a
  * capability does not need to provide them: the request context, the
- * session, progress reporting and the client log.
+ * session, progress reporting, the client log, and the client itself
+ * (requests to it: elicitation, sampling, roots).
  *
  * **Example**
  *
@@ -108,7 +110,7 @@ export type Requirements<C> = C extends { readonly tools?: ReadonlyArray<infer H
  * @category models
  * @since 0.1.0
  */
-export type RequestServices = RequestContext | Session | Progress | ClientLog
+export type RequestServices = RequestContext | Session | Progress | ClientLog | Client
 
 /**
  * Declares a capability. The result is a Layer that, when built, runs `build`

@@ -51,6 +51,7 @@ import * as PubSub from "effect/PubSub"
 import * as References from "effect/References"
 import * as Stream from "effect/Stream"
 import * as Tracer from "effect/Tracer"
+import { Client, ClientGone, ClientRequestFailed } from "./Client.ts"
 import { ClientLog, severity } from "./ClientLog.ts"
 import { Executor, make as makeExecutor } from "./Executor.ts"
 import { formatIssues } from "./internal/compileTool.ts"
@@ -62,6 +63,7 @@ import {
   isNotJson,
   notificationLine,
   parseJson,
+  requestLine,
   successLine
 } from "./internal/jsonRpc.ts"
 import { makeReporter } from "./internal/progress.ts"
@@ -69,7 +71,7 @@ import { jsonSafe } from "./internal/jsonSafe.ts"
 import { utf8Length } from "./internal/utf8.ts"
 import { Kernel } from "./Kernel.ts"
 import { InternalError, InvalidParams, InvalidRequest, isMcpError, MethodNotFound, ParseError } from "./McpError.ts"
-import type { LoggingMessageParams, RequestId } from "./McpSchema.ts"
+import type { JsonRpcResponse, LoggingMessageParams, RequestId } from "./McpSchema.ts"
 import type * as Method from "./Method.ts"
 import { defaultMethods } from "./methods/index.ts"
 import * as Policy from "./Policy.ts"
@@ -149,7 +151,7 @@ const progressTokenOf = (params: { readonly [key: string]: unknown } | undefined
  * @category models
  * @since 0.1.0
  */
-export type ServerProvided = Session | RequestContext | Executor | Progress | ClientLog
+export type ServerProvided = Session | RequestContext | Executor | Progress | ClientLog | Client
 
 /**
  * Serves one connection until its input ends, then drains. Requires the
@@ -251,7 +253,73 @@ export const serve = <const Methods extends ReadonlyArray<Method.Any> = typeof d
             return session.notify("notifications/message", params as unknown as Record<string, unknown>)
           })
       })
+      // -- requests to the client ------------------------------------------------
+
+      // Answers awaited from the client, by the id we gave the request. Our ids
+      // are strings ("s-1", …), the client's own ids live in another space.
+      type Answer =
+        | { readonly _tag: "Result"; readonly result: Record<string, unknown> }
+        | { readonly _tag: "Error"; readonly code: number; readonly message: string }
+        | { readonly _tag: "Gone" }
+      const pending = new Map<string, (answer: Answer) => void>()
+      let outgoing = 0
+      const rootsChanged = yield* PubSub.unbounded<void>()
+      const client = Client.of({
+        capabilities: () => state.clientCapabilities,
+        protocolVersion: () => state.protocolVersion,
+        notify: session.notify,
+        rootsChanged: Stream.fromPubSub(rootsChanged),
+        publishRootsChanged: Effect.asVoid(PubSub.publish(rootsChanged, undefined)),
+        pending: () => pending.size,
+        request: (method, params) =>
+          Effect.suspend(() => {
+            if (state.phase === "closing") {
+              return Effect.fail(
+                new ClientGone({ method, message: "The connection is closing; the client cannot answer." })
+              )
+            }
+            const id = `s-${++outgoing}`
+            return Effect.andThen(
+              send(requestLine(id, method, params)),
+              Effect.callback<Record<string, unknown>, ClientRequestFailed | ClientGone>((resume) => {
+                pending.set(id, (answer) => {
+                  pending.delete(id)
+                  resume(
+                    answer._tag === "Result"
+                      ? Effect.succeed(answer.result)
+                      : answer._tag === "Error"
+                        ? Effect.fail(new ClientRequestFailed({ method, code: answer.code, message: answer.message }))
+                        : Effect.fail(
+                            new ClientGone({ method, message: "The connection closed before the client answered." })
+                          )
+                  )
+                })
+                // Interrupted (cancelled, timed out): stop waiting, and tell the client.
+                return Effect.suspend(() => {
+                  if (!pending.delete(id)) return Effect.void
+                  return session.notify("notifications/cancelled", {
+                    requestId: id,
+                    reason: "The server no longer needs the answer (its request was cancelled or timed out)."
+                  })
+                })
+              })
+            )
+          })
+      })
+      const onAnswer = (response: JsonRpcResponse): boolean => {
+        if (typeof response.id !== "string") return false
+        const waiting = pending.get(response.id)
+        if (waiting === undefined) return false
+        waiting(
+          "result" in response
+            ? { _tag: "Result", result: response.result as Record<string, unknown> }
+            : { _tag: "Error", code: response.error.code, message: response.error.message }
+        )
+        return true
+      }
+
       const context = Context.add(yield* Effect.context<never>(), Session, session).pipe(
+        Context.add(Client, client),
         Context.add(Executor, executor),
         Context.add(ClientLog, clientLog),
         Context.add(Progress, disabledProgress)
@@ -484,10 +552,13 @@ export const serve = <const Methods extends ReadonlyArray<Method.Any> = typeof d
               errorLine(message.id, new InvalidRequest({ message: message.message }))
             )
           case "Response":
+            if (message.response !== undefined && onAnswer(message.response)) return Effect.succeed(undefined)
             return Effect.as(
               message.malformed
                 ? Effect.logWarning("ignoring a malformed response from the client", { id: message.id })
-                : Effect.logDebug("ignoring a response to no request of ours", { id: message.id }),
+                : Effect.logDebug("ignoring a response to no request of ours (or one no longer awaited)", {
+                    id: message.id
+                  }),
               undefined
             )
           case "Notification":
@@ -678,6 +749,8 @@ export const serve = <const Methods extends ReadonlyArray<Method.Any> = typeof d
 
       const drain = Effect.suspend(() => {
         state.phase = "closing"
+        // No answer can come any more.
+        for (const waiting of [...pending.values()]) waiting({ _tag: "Gone" })
         const fibers = [...inFlight.values()]
         if (fibers.length === 0) return Effect.void
         return Fiber.awaitAll(fibers).pipe(
@@ -718,6 +791,6 @@ export const serve = <const Methods extends ReadonlyArray<Method.Any> = typeof d
         // sequential method (initialize) makes the loop wait before the next one.
         if (frames.length === 1) return onFrame(frames[0])
         return Effect.forEach(frames, onFrame, { discard: true })
-      }).pipe(Effect.ensuring(drain), Effect.provideService(Session, session))
+      }).pipe(Effect.ensuring(drain), Effect.provideService(Session, session), Effect.provideService(Client, client))
     }).pipe(Effect.provideService(References.LogToStderr, true))
   )

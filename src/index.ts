@@ -9,7 +9,11 @@
 /** @since 0.1.0 */
 export * as Capability from "./Capability.ts"
 /** @since 0.1.0 */
+export * as Client from "./Client.ts"
+/** @since 0.1.0 */
 export * as ClientLog from "./ClientLog.ts"
+/** @since 0.1.0 */
+export * as Elicitation from "./Elicitation.ts"
 /** @since 0.1.0 */
 export * as Executor from "./Executor.ts"
 /** @since 0.1.0 */
@@ -30,6 +34,10 @@ export * as Progress from "./Progress.ts"
 export * as ProtocolVersion from "./ProtocolVersion.ts"
 /** @since 0.1.0 */
 export * as RequestContext from "./RequestContext.ts"
+/** @since 0.1.0 */
+export * as Roots from "./Roots.ts"
+/** @since 0.1.0 */
+export * as Sampling from "./Sampling.ts"
 /** @since 0.1.0 */
 export * as ServerConfig from "./ServerConfig.ts"
 /** @since 0.1.0 */

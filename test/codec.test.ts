@@ -107,7 +107,8 @@ describe("JSON-RPC codec", () => {
     assert.deepStrictEqual(classify({ jsonrpc: "2.0", id: 9, result: {} }), {
       _tag: "Response",
       id: 9,
-      malformed: false
+      malformed: false,
+      response: { jsonrpc: "2.0", id: 9, result: {} }
     })
   })
 

@@ -113,7 +113,7 @@ export const formatIssues = (issue: SchemaIssue.Issue): Array<string> => {
 
 // Keys of the runtime's ambient references and of the request's own services.
 const ambientKey =
-  /^(?:effect\/(?:References|Logger|Tracer|Scheduler|Scope|Layer|ErrorReporter|Clock|Random|Console|ConfigProvider|ManagedRuntime|Schedule|ExecutionPlan)\b|Logger$|effect-mcp-runtime\/(?:RequestContext|Session|Progress|ClientLog|Executor)$)/
+  /^(?:effect\/(?:References|Logger|Tracer|Scheduler|Scope|Layer|ErrorReporter|Clock|Random|Console|ConfigProvider|ManagedRuntime|Schedule|ExecutionPlan)\b|Logger$|effect-mcp-runtime\/(?:RequestContext|Session|Progress|ClientLog|Client|Executor)$)/
 const isAmbient = (key: string): boolean => ambientKey.test(key)
 
 const normalizeReply = (reply: Tool.Reply): CallToolResult => {

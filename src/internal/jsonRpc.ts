@@ -17,7 +17,13 @@ import { formatIssues } from "./compileTool.ts"
 export type Incoming =
   | { readonly _tag: "Request"; readonly id: RequestId; readonly method: string; readonly params: Params }
   | { readonly _tag: "Notification"; readonly method: string; readonly params: Params }
-  | { readonly _tag: "Response"; readonly id: RequestId | null; readonly malformed: boolean }
+  | {
+      readonly _tag: "Response"
+      readonly id: RequestId | null
+      readonly malformed: boolean
+      /** The decoded response, when it is well-formed. */
+      readonly response?: JsonRpcResponse | undefined
+    }
   | { readonly _tag: "Invalid"; readonly id: RequestId | null; readonly message: string }
 
 type Params = { readonly [key: string]: unknown } | undefined
@@ -76,7 +82,7 @@ export const classify = (value: unknown): Incoming => {
     if ("result" in message || "error" in message) {
       const exit = decodeResponse(message)
       return Exit.isSuccess(exit)
-        ? { _tag: "Response", id: exit.value.id, malformed: false }
+        ? { _tag: "Response", id: exit.value.id, malformed: false, response: exit.value }
         : { _tag: "Response", id, malformed: true }
     }
     return {
@@ -147,6 +153,10 @@ export const successLine = (id: RequestId, result: unknown): string =>
 /** Serializes an error response. */
 export const errorLine = (id: RequestId | null, error: McpError): string =>
   `{"jsonrpc":"2.0","id":${idJson(id)},"error":${JSON.stringify(toJsonRpcError(error))}}`
+
+/** Serializes a request of the server's to the client. */
+export const requestLine = (id: string, method: string, params: unknown): string =>
+  `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"method":${JSON.stringify(method)},"params":${JSON.stringify(params)}}`
 
 /** Serializes a notification. */
 export const notificationLine = (method: string, params: unknown): string =>

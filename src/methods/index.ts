@@ -5,6 +5,7 @@
  *
  * @since 0.1.0
  */
+import type { Client } from "../Client.ts"
 import type { Executor } from "../Executor.ts"
 import type { Kernel } from "../Kernel.ts"
 import type * as Method from "../Method.ts"
@@ -12,7 +13,7 @@ import type { RequestContext } from "../RequestContext.ts"
 import type { Session } from "../Session.ts"
 import { initialize } from "./initialize.ts"
 import { loggingSetLevel } from "./loggingSetLevel.ts"
-import { cancelled, initialized } from "./notifications.ts"
+import { cancelled, initialized, rootsListChanged } from "./notifications.ts"
 import { ping } from "./ping.ts"
 import { toolsCall } from "./toolsCall.ts"
 import { toolsList } from "./toolsList.ts"
@@ -33,5 +34,5 @@ import { toolsList } from "./toolsList.ts"
  * @since 0.1.0
  */
 export const defaultMethods: ReadonlyArray<
-  Method.Request<Kernel | Session | RequestContext | Executor> | Method.Notification<Session>
-> = [initialize, ping, toolsList, toolsCall, loggingSetLevel, initialized, cancelled]
+  Method.Request<Kernel | Session | RequestContext | Executor> | Method.Notification<Session | Client>
+> = [initialize, ping, toolsList, toolsCall, loggingSetLevel, initialized, cancelled, rootsListChanged]

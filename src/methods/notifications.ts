@@ -5,6 +5,7 @@
  */
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
+import { Client } from "../Client.ts"
 import { CancelledParams } from "../McpSchema.ts"
 import * as Method from "../Method.ts"
 import { Session } from "../Session.ts"
@@ -54,4 +55,24 @@ export const initialized = Method.notification("notifications/initialized", {
 export const cancelled = Method.notification("notifications/cancelled", {
   params: CancelledParams,
   handler: (params) => Effect.flatMap(Effect.service(Session), (session) => session.cancel(params.requestId))
+})
+
+/**
+ * `notifications/roots/list_changed`: the client's roots changed; handlers
+ * watching `Roots.changes` hear of it.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import { rootsListChanged } from "effect-mcp-runtime/methods/notifications"
+ *
+ * rootsListChanged.name // => "notifications/roots/list_changed"
+ * ```
+ *
+ * @category constants
+ * @since 0.1.0
+ */
+export const rootsListChanged = Method.notification("notifications/roots/list_changed", {
+  params: Schema.Struct({}),
+  handler: () => Effect.flatMap(Effect.service(Client), (client) => client.publishRootsChanged)
 })

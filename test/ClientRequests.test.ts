@@ -1,0 +1,316 @@
+/**
+ * Requests from handlers to the client — elicitation, sampling, roots —
+ * through the real codec (in-memory transport), with the test playing the
+ * client: capability checks, answers, errors, cancellation and timeouts
+ * while waiting, and a connection that closes.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import * as Layer from "effect/Layer"
+import * as Queue from "effect/Queue"
+import * as Schema from "effect/Schema"
+import * as Stream from "effect/Stream"
+import { TestClock } from "effect/testing"
+import * as Capability from "../src/Capability.ts"
+import { Client } from "../src/Client.ts"
+import * as Elicitation from "../src/Elicitation.ts"
+import * as Policy from "../src/Policy.ts"
+import * as Roots from "../src/Roots.ts"
+import * as Sampling from "../src/Sampling.ts"
+import * as ServerConfig from "../src/ServerConfig.ts"
+import * as Tool from "../src/Tool.ts"
+import { start, type TestClient } from "./support/memory.ts"
+
+const settle = Effect.gen(function* () {
+  for (let i = 0; i < 20; i++) yield* Effect.yieldNow
+})
+
+const Form = Schema.Struct({
+  name: Schema.String.annotate({ title: "Name" }),
+  age: Schema.optionalKey(Schema.Int),
+  color: Schema.Literals(["red", "blue"]),
+  subscribe: Schema.optionalKey(Schema.Boolean)
+})
+
+const makeCapability = (ended: Queue.Queue<string>) =>
+  Capability.make(
+    { id: "t", description: "client requests", version: "1.0.0" },
+    Effect.succeed({
+      tools: [
+        Tool.make("ask", { description: "asks the user for a form", input: Schema.Struct({}) }).pipe(
+          Tool.handle(() =>
+            Elicitation.form("Tell me about you", Form).pipe(
+              Effect.map((answer) => JSON.stringify(answer)),
+              Effect.onInterrupt(() => Queue.offer(ended, "ask:interrupted"))
+            )
+          )
+        ),
+        Tool.make("visit", { description: "sends the user to a URL", input: Schema.Struct({}) }).pipe(
+          Tool.handle(() =>
+            Effect.gen(function* () {
+              const answer = yield* Elicitation.url("Sign in", "https://example.test/sign-in")
+              if (answer.action === "accept") yield* Elicitation.complete(answer.elicitationId)
+              return answer.action
+            })
+          )
+        ),
+        Tool.make("sample", { description: "asks the client's model", input: Schema.Struct({}) }).pipe(
+          Tool.handle(() =>
+            Sampling.createMessage({
+              messages: [{ role: "user", content: { type: "text", text: "Say hi" } }],
+              maxTokens: 10
+            }).pipe(Effect.map((reply) => `${reply.model}: ${reply.content.type === "text" ? reply.content.text : ""}`))
+          )
+        ),
+        Tool.make("roots", { description: "lists the client's roots", input: Schema.Struct({}) }).pipe(
+          Tool.handle(() => Effect.map(Roots.list, (roots) => roots.map((root) => root.uri).join(",")))
+        ),
+        Tool.make("next_roots_change", {
+          description: "waits for the roots to change, then lists them",
+          input: Schema.Struct({})
+        }).pipe(
+          Tool.handle(() =>
+            Roots.changes.pipe(
+              Stream.take(1),
+              Stream.runDrain,
+              Effect.andThen(Roots.list),
+              Effect.map((roots) => String(roots.length))
+            )
+          )
+        ),
+        Tool.make("pending", { description: "requests awaiting the client", input: Schema.Struct({}) }).pipe(
+          Tool.handle(() => Effect.map(Effect.service(Client), (client) => String(client.pending())))
+        )
+      ]
+    })
+  )
+
+const setup = (
+  capabilities: Record<string, unknown>,
+  options: { readonly protocolVersion?: string; readonly policy?: Parameters<typeof Policy.layer>[0] } = {}
+) =>
+  Effect.gen(function* () {
+    const ended = yield* Queue.unbounded<string>()
+    const client = yield* start(makeCapability(ended)).pipe(
+      Effect.provide(Layer.merge(Policy.layer(options.policy ?? {}), ServerConfig.layer({ shutdownGraceMs: 0 })))
+    )
+    yield* client.request("initialize", {
+      protocolVersion: options.protocolVersion ?? "2025-11-25",
+      capabilities,
+      clientInfo: { name: "test", version: "1" }
+    })
+    yield* client.send({ jsonrpc: "2.0", method: "notifications/initialized" })
+    return { client, ended }
+  })
+
+const call = (client: TestClient, id: string | number, name: string) =>
+  client.send({ jsonrpc: "2.0", id, method: "tools/call", params: { name, arguments: {} } })
+
+const reply = (client: TestClient, id: unknown, result: unknown) => client.send({ jsonrpc: "2.0", id, result })
+
+const errorMeta = (response: any) => response.result?._meta?.["effect-mcp-runtime/error"]
+
+const text = (response: any): string => response.result.content[0].text
+
+describe("elicitation", () => {
+  it.effect("form mode: the request describes a flat form; an accepted answer is decoded with the Schema", () =>
+    Effect.gen(function* () {
+      const { client } = yield* setup({ elicitation: {} })
+      yield* call(client, 1, "t_ask")
+      const request = yield* client.read
+      assert.strictEqual(request.method, "elicitation/create")
+      assert.isString(request.id)
+      assert.strictEqual(request.params.mode, "form")
+      assert.strictEqual(request.params.message, "Tell me about you")
+      assert.deepStrictEqual(request.params.requestedSchema.required, ["name", "color"])
+      assert.deepInclude(request.params.requestedSchema.properties.name, { type: "string", title: "Name" })
+      assert.deepInclude(request.params.requestedSchema.properties.age, { type: "integer" })
+      assert.deepStrictEqual(request.params.requestedSchema.properties.color.enum, ["red", "blue"])
+      assert.deepInclude(request.params.requestedSchema.properties.subscribe, { type: "boolean" })
+      yield* reply(client, request.id, { action: "accept", content: { name: "Ada", color: "red" } })
+      const response = yield* client.read
+      assert.strictEqual(response.id, 1)
+      assert.deepStrictEqual(JSON.parse(text(response)), { action: "accept", content: { name: "Ada", color: "red" } })
+    })
+  )
+
+  it.effect("declined and cancelled answers; content that does not match the form is an error", () =>
+    Effect.gen(function* () {
+      const { client } = yield* setup({ elicitation: { form: {} } }, { protocolVersion: "2025-06-18" })
+      yield* call(client, 1, "t_ask")
+      const first = yield* client.read
+      assert.isUndefined(first.params.mode, "no mode before 2025-11-25")
+      yield* reply(client, first.id, { action: "decline" })
+      assert.deepStrictEqual(JSON.parse(text(yield* client.read)), { action: "decline" })
+
+      yield* call(client, 2, "t_ask")
+      yield* reply(client, (yield* client.read).id, { action: "cancel" })
+      assert.deepStrictEqual(JSON.parse(text(yield* client.read)), { action: "cancel" })
+
+      yield* call(client, 3, "t_ask")
+      yield* reply(client, (yield* client.read).id, { action: "accept", content: { name: 42, color: "green" } })
+      const invalid = yield* client.read
+      assert.strictEqual(invalid.result.isError, true)
+      assert.strictEqual(errorMeta(invalid).code, "ClientRequestFailed")
+      assert.include(text(invalid), "the content does not match the requested form")
+      assert.include(text(invalid), "- name:")
+      assert.include(text(invalid), "- color:")
+    })
+  )
+
+  it.effect("a client without elicitation, or an older protocol, fails at once and nothing is sent", () =>
+    Effect.gen(function* () {
+      const none = yield* setup({})
+      yield* call(none.client, 1, "t_ask")
+      const response = yield* none.client.read
+      assert.strictEqual(response.id, 1, "the answer comes at once: no request was sent to the client")
+      assert.strictEqual(errorMeta(response).code, "ClientCapabilityMissing")
+      assert.include(text(response), "did not declare the elicitation capability")
+      assert.include(text(response), "Suggestion:")
+
+      const old = yield* setup({ elicitation: {} }, { protocolVersion: "2025-03-26" })
+      yield* call(old.client, 1, "t_ask")
+      assert.include(text(yield* old.client.read), "elicitation is not part of protocol 2025-03-26")
+
+      // URL mode needs its own declaration.
+      const formOnly = yield* setup({ elicitation: {} })
+      yield* call(formOnly.client, 1, "t_visit")
+      assert.include(text(yield* formOnly.client.read), "URL mode")
+    })
+  )
+
+  it.effect("URL mode: the client is sent the URL and an id; completion is notified", () =>
+    Effect.gen(function* () {
+      const { client } = yield* setup({ elicitation: { url: {} } })
+      yield* call(client, 1, "t_visit")
+      const request = yield* client.read
+      assert.deepInclude(request.params, { mode: "url", message: "Sign in", url: "https://example.test/sign-in" })
+      assert.isString(request.params.elicitationId)
+      yield* reply(client, request.id, { action: "accept" })
+      const complete = yield* client.read
+      assert.deepStrictEqual(complete, {
+        jsonrpc: "2.0",
+        method: "notifications/elicitation/complete",
+        params: { elicitationId: request.params.elicitationId }
+      })
+      assert.strictEqual(text(yield* client.read), "accept")
+    })
+  )
+})
+
+describe("waiting on the client", () => {
+  it.effect("cancelling the call stops the wait, tells the client, and ignores a late answer", () =>
+    Effect.gen(function* () {
+      const { client, ended } = yield* setup({ elicitation: {} })
+      yield* call(client, "c1", "t_ask")
+      const request = yield* client.read
+      yield* client.send({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: "c1" } })
+      const cancelled = yield* client.read
+      assert.strictEqual(cancelled.method, "notifications/cancelled")
+      assert.strictEqual(cancelled.params.requestId, request.id)
+      assert.strictEqual(yield* Queue.take(ended), "ask:interrupted")
+      // The answer comes too late: ignored, and nothing is left waiting.
+      yield* reply(client, request.id, { action: "decline" })
+      const pending = yield* client.request("tools/call", { name: "t_pending", arguments: {} })
+      assert.strictEqual(text(pending), "0")
+    })
+  )
+
+  it.effect("a client that never answers: the tool's timeout ends the wait and leaks nothing", () =>
+    Effect.gen(function* () {
+      const { client, ended } = yield* setup({ elicitation: {} }, { policy: { timeout: "1 minute" } })
+      yield* call(client, 1, "t_ask")
+      const request = yield* client.read
+      yield* settle
+      yield* TestClock.adjust("1 minute")
+      const cancelled = yield* client.read
+      assert.deepInclude(cancelled, { method: "notifications/cancelled" })
+      assert.strictEqual(cancelled.params.requestId, request.id)
+      const response = yield* client.read
+      assert.strictEqual(errorMeta(response).code, "timeout")
+      assert.strictEqual(yield* Queue.take(ended), "ask:interrupted")
+      assert.strictEqual(text(yield* client.request("tools/call", { name: "t_pending", arguments: {} })), "0")
+    })
+  )
+
+  it.effect("an error answer reaches the handler with its code", () =>
+    Effect.gen(function* () {
+      const { client } = yield* setup({ elicitation: {} })
+      yield* call(client, 1, "t_ask")
+      const request = yield* client.read
+      yield* client.send({ jsonrpc: "2.0", id: request.id, error: { code: -32603, message: "dialog crashed" } })
+      const response = yield* client.read
+      assert.strictEqual(errorMeta(response).code, "ClientRequestFailed")
+      assert.include(text(response), "dialog crashed")
+    })
+  )
+
+  it.effect("when the connection closes, a pending request fails with ClientGone", () =>
+    Effect.gen(function* () {
+      const { client } = yield* setup({ elicitation: {} })
+      yield* call(client, 1, "t_ask")
+      yield* client.read
+      yield* client.close
+      const response = yield* client.read
+      assert.strictEqual(errorMeta(response).code, "ClientGone")
+      assert.include(text(response), "closed before the client answered")
+      yield* Fiber.await(client.server)
+    })
+  )
+})
+
+describe("sampling and roots", () => {
+  it.effect("sampling/createMessage: the reply is decoded; without the capability it fails at once", () =>
+    Effect.gen(function* () {
+      const { client } = yield* setup({ sampling: {} })
+      yield* call(client, 1, "t_sample")
+      const request = yield* client.read
+      assert.strictEqual(request.method, "sampling/createMessage")
+      assert.deepStrictEqual(request.params, {
+        messages: [{ role: "user", content: { type: "text", text: "Say hi" } }],
+        maxTokens: 10
+      })
+      yield* reply(client, request.id, {
+        role: "assistant",
+        content: { type: "text", text: "hi" },
+        model: "test-model",
+        stopReason: "endTurn"
+      })
+      assert.strictEqual(text(yield* client.read), "test-model: hi")
+
+      yield* call(client, 2, "t_sample")
+      yield* reply(client, (yield* client.read).id, { role: "robot" })
+      assert.include(text(yield* client.read), "not a valid sampling result")
+
+      const none = yield* setup({ elicitation: {} })
+      yield* call(none.client, 1, "t_sample")
+      const missing = yield* none.client.read
+      assert.strictEqual(errorMeta(missing).code, "ClientCapabilityMissing")
+      assert.include(text(missing), "sampling capability")
+    })
+  )
+
+  it.effect("roots/list, and notifications/roots/list_changed reaching a handler", () =>
+    Effect.gen(function* () {
+      const { client } = yield* setup({ roots: { listChanged: true } })
+      yield* call(client, 1, "t_roots")
+      const request = yield* client.read
+      assert.deepStrictEqual([request.method, request.params], ["roots/list", {}])
+      yield* reply(client, request.id, { roots: [{ uri: "file:///a", name: "a" }, { uri: "file:///b" }] })
+      assert.strictEqual(text(yield* client.read), "file:///a,file:///b")
+
+      yield* call(client, 2, "t_next_roots_change")
+      yield* settle
+      yield* client.send({ jsonrpc: "2.0", method: "notifications/roots/list_changed" })
+      const list = yield* client.read
+      assert.strictEqual(list.method, "roots/list")
+      yield* reply(client, list.id, { roots: [{ uri: "file:///c" }] })
+      assert.strictEqual(text(yield* client.read), "1")
+
+      const none = yield* setup({})
+      yield* call(none.client, 1, "t_roots")
+      assert.include(text(yield* none.client.read), "did not declare the roots capability")
+    })
+  )
+})
