@@ -278,6 +278,15 @@ export const serve = <const Methods extends ReadonlyArray<Method.Any> = typeof d
                 new ClientGone({ method, message: "The connection is closing; the client cannot answer." })
               )
             }
+            // The client may not be ready for requests before it says so.
+            if (!state.initializedNotified) {
+              return Effect.fail(
+                new ClientRequestFailed({
+                  method,
+                  message: "The client has not sent notifications/initialized yet; it cannot take requests."
+                })
+              )
+            }
             const id = `s-${++outgoing}`
             return Effect.andThen(
               send(requestLine(id, method, params)),

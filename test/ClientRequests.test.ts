@@ -234,6 +234,22 @@ describe("waiting on the client", () => {
     })
   )
 
+  it.effect("no request goes to a client that has not sent notifications/initialized", () =>
+    Effect.gen(function* () {
+      const ended = yield* Queue.unbounded<string>()
+      const client = yield* start(makeCapability(ended))
+      yield* client.request("initialize", {
+        protocolVersion: "2025-11-25",
+        capabilities: { elicitation: {} },
+        clientInfo: { name: "test", version: "1" }
+      })
+      yield* call(client, 1, "t_ask")
+      const response = yield* client.read
+      assert.strictEqual(response.id, 1)
+      assert.include(text(response), "has not sent notifications/initialized")
+    })
+  )
+
   it.effect("an error answer reaches the handler with its code", () =>
     Effect.gen(function* () {
       const { client } = yield* setup({ elicitation: {} })
