@@ -6,10 +6,17 @@
 import { assert, describe, it } from "@effect/vitest"
 import type * as Spec from "@modelcontextprotocol/sdk/spec.types.js"
 import type * as McpSchema from "../src/McpSchema.ts"
+import type * as Roots from "../src/Roots.ts"
+import type * as Sampling from "../src/Sampling.ts"
 
-// `readonly` is a TypeScript-only modifier; it does not exist on the wire.
+// `readonly` is a TypeScript-only modifier, and an `undefined` property is
+// dropped by JSON: neither exists on the wire.
 type Wire<T> =
-  T extends ReadonlyArray<infer A> ? Array<Wire<A>> : T extends object ? { -readonly [K in keyof T]: Wire<T[K]> } : T
+  T extends ReadonlyArray<infer A>
+    ? Array<Wire<A>>
+    : T extends object
+      ? { -readonly [K in keyof T]: Wire<Exclude<T[K], undefined>> }
+      : T
 type Assignable<From, To> = [Wire<From>] extends [To] ? true : false
 const check = <T extends true>(): T => true as T
 
@@ -29,7 +36,22 @@ check<Assignable<McpSchema.InitializeResult["serverInfo"], Spec.Implementation>>
 check<Assignable<McpSchema.JsonRpcErrorObject, Spec.JSONRPCErrorResponse["error"]>>()
 check<Assignable<McpSchema.RequestId, Spec.RequestId>>()
 
+// Notifications the runtime sends.
+check<Assignable<McpSchema.ProgressParams, Spec.ProgressNotificationParams>>()
+check<Assignable<McpSchema.LoggingMessageParams, Spec.LoggingMessageNotificationParams>>()
+
+// Requests the runtime sends to the client.
+check<Assignable<Sampling.Request, Spec.CreateMessageRequestParams>>()
+
 // What the runtime decodes must accept what the SDK sends.
+check<Assignable<Spec.SetLevelRequestParams["level"], McpSchema.LoggingLevel>>()
+check<Assignable<Spec.Root, Roots.Root>>()
+check<
+  Assignable<
+    Pick<Spec.CreateMessageResult, "role" | "model"> & { content: Spec.TextContent; stopReason?: string },
+    Sampling.Reply
+  >
+>()
 check<Assignable<Spec.InitializeRequestParams["clientInfo"], McpSchema.Implementation>>()
 
 describe("wire types", () => {
