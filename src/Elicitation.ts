@@ -72,39 +72,101 @@ export type FormAnswer<A> =
  */
 export type FormSchema = Schema.Codec<any, { readonly [key: string]: unknown }, never, never>
 
-const primitive = new Set(["string", "number", "integer", "boolean"])
+const formats = new Set(["email", "uri", "date", "date-time"])
+const nonFinite = new Set(["NaN", "Infinity", "-Infinity"])
 
-// The elicitation form schema: a flat object of primitive properties (with
-// their title, description, format, bounds, enum). Anything else is a
-// programming error in the handler, reported as a defect.
+// Effect describes `Schema.Number` as a number or the strings "NaN",
+// "Infinity", "-Infinity", and an optional field as the field or null: a
+// form field is the plain branch.
+const plainBranch = (property: Record<string, unknown>): Record<string, unknown> => {
+  if (!Array.isArray(property.anyOf)) return property
+  const branches = (property.anyOf as Array<Record<string, unknown>>).filter(
+    (branch) =>
+      branch.type !== "null" &&
+      !(branch.type === "string" && Array.isArray(branch.enum) && branch.enum.every((v) => nonFinite.has(v)))
+  )
+  const { anyOf: _, ...rest } = property
+  if (branches.length === 1) return { ...rest, ...plainBranch(branches[0]!) }
+  // A choice of string literals.
+  const values = branches.flatMap((branch) =>
+    Array.isArray(branch.enum) ? branch.enum : "const" in branch ? [branch.const] : [undefined]
+  )
+  if (values.length > 0 && values.every((v) => typeof v === "string")) return { ...rest, type: "string", enum: values }
+  return property
+}
+
+const pick = (from: Record<string, unknown>, keys: ReadonlyArray<string>): Record<string, unknown> => {
+  const out: Record<string, unknown> = {}
+  for (const key of keys) if (from[key] !== undefined) out[key] = from[key]
+  return out
+}
+
+// One field, in the restricted JSON Schema a client renders (only the
+// keywords the spec lists for each type). A constraint the form cannot say
+// is still checked when the answer is decoded with the Schema.
+const fieldOf = (key: string, raw: Record<string, unknown>): Record<string, unknown> => {
+  const property = plainBranch(raw)
+  const text = pick(property, ["title", "description"])
+  switch (property.type) {
+    case "string": {
+      if (Array.isArray(property.enum)) return { type: "string", ...text, enum: property.enum }
+      return {
+        type: "string",
+        ...text,
+        ...pick(property, ["minLength", "maxLength"]),
+        ...(typeof property.format === "string" && formats.has(property.format) ? { format: property.format } : {}),
+        ...(typeof property.default === "string" ? { default: property.default } : {})
+      }
+    }
+    case "number":
+    case "integer": {
+      const integer = property.type === "integer"
+      const bound = (value: unknown): number | undefined =>
+        typeof value === "number" && Math.abs(value) < Number.MAX_SAFE_INTEGER ? value : undefined
+      const minimum =
+        bound(property.minimum) ??
+        (bound(property.exclusiveMinimum) === undefined
+          ? undefined
+          : (property.exclusiveMinimum as number) + (integer ? 1 : 0))
+      const maximum =
+        bound(property.maximum) ??
+        (bound(property.exclusiveMaximum) === undefined
+          ? undefined
+          : (property.exclusiveMaximum as number) - (integer ? 1 : 0))
+      return {
+        type: property.type,
+        ...text,
+        ...(minimum === undefined ? {} : { minimum }),
+        ...(maximum === undefined ? {} : { maximum }),
+        ...(typeof property.default === "number" ? { default: property.default } : {})
+      }
+    }
+    case "boolean":
+      return {
+        type: "boolean",
+        ...text,
+        ...(typeof property.default === "boolean" ? { default: property.default } : {})
+      }
+    default:
+      throw new Error(
+        `Elicitation.form: field "${key}" is not a string, number, integer, boolean or choice of strings; ` +
+          `a form is flat`
+      )
+  }
+}
+
+// The elicitation form schema: a flat object of primitive fields. Anything
+// else is a programming error in the handler, reported as a defect.
 const requestedSchemaOf = (schema: FormSchema): Record<string, unknown> => {
   const document = Schema.toJsonSchemaDocument(schema)
   let top = document.schema as Record<string, unknown>
   if (typeof top.$ref === "string") {
     top = (document.definitions[top.$ref.replace(/^#\/\$defs\//, "")] ?? top) as Record<string, unknown>
   }
-  const properties = (top.properties ?? {}) as Record<string, Record<string, unknown>>
   if (top.type !== "object") throw new Error("Elicitation.form needs a Schema.Struct")
+  const properties = (top.properties ?? {}) as Record<string, Record<string, unknown>>
   const flat: Record<string, unknown> = {}
-  for (const [key, property] of Object.entries(properties)) {
-    const literal = Array.isArray(property.enum) && property.enum.every((v) => typeof v === "string")
-    const choices = Array.isArray(property.anyOf)
-      ? (property.anyOf as Array<Record<string, unknown>>).flatMap((option) =>
-          Array.isArray(option.enum) ? option.enum : option.const !== undefined ? [option.const] : [null]
-        )
-      : undefined
-    if (choices !== undefined && choices.every((v) => typeof v === "string")) {
-      const { anyOf: _, ...rest } = property
-      flat[key] = { ...rest, type: "string", enum: choices }
-    } else if (literal || primitive.has(String(property.type))) {
-      flat[key] = literal ? { type: "string", ...property } : property
-    } else {
-      throw new Error(
-        `Elicitation.form: field "${key}" is not a string, number, integer, boolean or string choice; ` +
-          `a form is flat`
-      )
-    }
-  }
+  for (const [key, property] of Object.entries(properties)) flat[key] = fieldOf(key, property)
   return {
     type: "object",
     properties: flat,
@@ -174,7 +236,8 @@ export const form = <S extends FormSchema>(
         if (action === "decline" || action === "cancel") return Effect.succeed({ action } as FormAnswer<S["Type"]>)
         if (action !== "accept")
           return Effect.fail(invalidAnswer("elicitation/create", `action ${JSON.stringify(action)}`))
-        const decoded = Schema.decodeUnknownExit(schema)(result.content ?? {}, { errors: "all" })
+        // The JSON codec: a date field arrives as a string, as the form said.
+        const decoded = Schema.decodeUnknownExit(Schema.toCodecJson(schema))(result.content ?? {}, { errors: "all" })
         if (Exit.isSuccess(decoded)) return Effect.succeed({ action: "accept", content: decoded.value })
         const issue = Cause.findErrorOption(decoded.cause)
         const lines = issue._tag === "Some" ? formatIssues(issue.value.issue) : []

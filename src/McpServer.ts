@@ -42,8 +42,9 @@
 import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
+import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
-import type * as Exit from "effect/Exit"
+import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as LogLevel from "effect/LogLevel"
 import * as Option from "effect/Option"
@@ -259,16 +260,32 @@ export const serve = <const Methods extends ReadonlyArray<Method.Any> = typeof d
       // are strings ("s-1", …), the client's own ids live in another space.
       type Answer =
         | { readonly _tag: "Result"; readonly result: Record<string, unknown> }
-        | { readonly _tag: "Error"; readonly code: number; readonly message: string }
+        | { readonly _tag: "Error"; readonly code: number | undefined; readonly message: string }
         | { readonly _tag: "Gone" }
-      const pending = new Map<string, (answer: Answer) => void>()
+      // A request waiting for its answer. The entry exists before the request
+      // is sent, so an answer can never arrive before anyone waits for it.
+      interface Waiting {
+        answer: Answer | undefined
+        resume: ((answer: Answer) => void) | undefined
+      }
+      const pending = new Map<string, Waiting>()
+      const settle = (id: string, answer: Answer): boolean => {
+        const waiting = pending.get(id)
+        if (waiting === undefined) return false
+        pending.delete(id)
+        if (waiting.resume !== undefined) waiting.resume(answer)
+        else waiting.answer = answer
+        return true
+      }
       let outgoing = 0
+      // Watchers of the roots end when the connection closes.
       const rootsChanged = yield* PubSub.unbounded<void>()
+      const closed = yield* Deferred.make<void>()
       const client = Client.of({
         capabilities: () => state.clientCapabilities,
         protocolVersion: () => state.protocolVersion,
         notify: session.notify,
-        rootsChanged: Stream.fromPubSub(rootsChanged),
+        rootsChanged: Stream.fromPubSub(rootsChanged).pipe(Stream.interruptWhen(Deferred.await(closed))),
         publishRootsChanged: Effect.asVoid(PubSub.publish(rootsChanged, undefined)),
         pending: () => pending.size,
         request: (method, params) =>
@@ -288,44 +305,57 @@ export const serve = <const Methods extends ReadonlyArray<Method.Any> = typeof d
               )
             }
             const id = `s-${++outgoing}`
+            const waiting: Waiting = { answer: undefined, resume: undefined }
+            pending.set(id, waiting)
+            const outcome = (
+              answer: Answer
+            ): Effect.Effect<Record<string, unknown>, ClientRequestFailed | ClientGone> =>
+              answer._tag === "Result"
+                ? Effect.succeed(answer.result)
+                : answer._tag === "Error"
+                  ? Effect.fail(
+                      new ClientRequestFailed(
+                        answer.code === undefined
+                          ? { method, message: answer.message }
+                          : { method, code: answer.code, message: answer.message }
+                      )
+                    )
+                  : Effect.fail(
+                      new ClientGone({ method, message: "The connection closed before the client answered." })
+                    )
             return Effect.andThen(
-              send(requestLine(id, method, params)),
+              send(requestLine(id, method, jsonSafe(params))),
               Effect.callback<Record<string, unknown>, ClientRequestFailed | ClientGone>((resume) => {
-                pending.set(id, (answer) => {
-                  pending.delete(id)
-                  resume(
-                    answer._tag === "Result"
-                      ? Effect.succeed(answer.result)
-                      : answer._tag === "Error"
-                        ? Effect.fail(new ClientRequestFailed({ method, code: answer.code, message: answer.message }))
-                        : Effect.fail(
-                            new ClientGone({ method, message: "The connection closed before the client answered." })
-                          )
-                  )
-                })
+                if (waiting.answer !== undefined) return resume(outcome(waiting.answer))
+                waiting.resume = (answer) => resume(outcome(answer))
                 // Interrupted (cancelled, timed out): stop waiting, and tell the client.
                 return Effect.suspend(() => {
-                  if (!pending.delete(id)) return Effect.void
+                  if (pending.get(id) !== waiting) return Effect.void
+                  pending.delete(id)
                   return session.notify("notifications/cancelled", {
                     requestId: id,
                     reason: "The server no longer needs the answer (its request was cancelled or timed out)."
                   })
                 })
               })
+            ).pipe(
+              // Sending failed or the fiber was interrupted before it waited: no entry left behind.
+              Effect.onExit(() =>
+                Effect.sync(() => {
+                  if (pending.get(id) === waiting && waiting.resume === undefined) pending.delete(id)
+                })
+              )
             )
           })
       })
-      const onAnswer = (response: JsonRpcResponse): boolean => {
-        if (typeof response.id !== "string") return false
-        const waiting = pending.get(response.id)
-        if (waiting === undefined) return false
-        waiting(
+      const onAnswer = (response: JsonRpcResponse): boolean =>
+        typeof response.id === "string" &&
+        settle(
+          response.id,
           "result" in response
             ? { _tag: "Result", result: response.result as Record<string, unknown> }
             : { _tag: "Error", code: response.error.code, message: response.error.message }
         )
-        return true
-      }
 
       const context = Context.add(yield* Effect.context<never>(), Session, session).pipe(
         Context.add(Client, client),
@@ -562,6 +592,18 @@ export const serve = <const Methods extends ReadonlyArray<Method.Any> = typeof d
             )
           case "Response":
             if (message.response !== undefined && onAnswer(message.response)) return Effect.succeed(undefined)
+            // A malformed answer to a request of ours still ends the wait.
+            if (
+              message.malformed &&
+              typeof message.id === "string" &&
+              settle(message.id, {
+                _tag: "Error",
+                code: undefined,
+                message: "The client's answer is not a valid JSON-RPC response."
+              })
+            ) {
+              return Effect.as(Effect.logWarning("a malformed answer from the client", { id: message.id }), undefined)
+            }
             return Effect.as(
               message.malformed
                 ? Effect.logWarning("ignoring a malformed response from the client", { id: message.id })
@@ -602,12 +644,18 @@ export const serve = <const Methods extends ReadonlyArray<Method.Any> = typeof d
         if (decoded._tag === "Failure") {
           return Effect.logWarning("ignoring a malformed notification", { method: message.method })
         }
-        return Effect.suspend(() => handler.handler(decoded.value) as Effect.Effect<void>).pipe(
+        const handled = Effect.suspend(() => handler.handler(decoded.value) as Effect.Effect<void>).pipe(
           Effect.catchCause((cause) =>
             Effect.logError(`${message.method} handler failed`, { method: message.method, cause: Cause.pretty(cause) })
           )
         )
+        if (handler.inline) return handled
+        // In a fiber of its own: it may wait on the client, whose answer the
+        // read loop must stay free to read. The shutdown drain waits for it.
+        fork(`notification:${++notificationCount}`, handled)
+        return Effect.void
       }
+      let notificationCount = 0
 
       // -- dispatch -------------------------------------------------------------
 
@@ -662,7 +710,15 @@ export const serve = <const Methods extends ReadonlyArray<Method.Any> = typeof d
         // its id so that notifications/cancelled reaches it (a cancelled entry
         // gets no response); the batch's fiber gathers the answers in order.
         const seen = new Set<string>()
+        // Answers to our requests and notifications are handled now, in order,
+        // not behind the batch's requests (an answer a request waits on may
+        // be in the same batch).
+        const immediate: Array<Incoming> = []
         const entries = messages.map((message): Effect.Effect<string | undefined> => {
+          if (message._tag === "Response" || message._tag === "Notification") {
+            immediate.push(message)
+            return Effect.succeed(undefined)
+          }
           if (message._tag !== "Request") return Effect.suspend(() => answer(message))
           const key = requestKey(message.id)
           if (inFlight.has(key) || seen.has(key)) {
@@ -684,13 +740,27 @@ export const serve = <const Methods extends ReadonlyArray<Method.Any> = typeof d
             })
           )
         )
-        return Effect.void
+        return Effect.forEach(immediate, (message) => answer(message), { discard: true })
       }
 
       const onFrame = (frame: Frame): Effect.Effect<void> => {
         switch (frame._tag) {
           case "Oversize": {
             const id = idFromEdges(frame.head, frame.tail) ?? null
+            // An answer of the client's (no "method") to a request of ours: it ends
+            // that request's wait, and is not answered.
+            if (
+              typeof id === "string" &&
+              !frame.head.includes('"method"') &&
+              !frame.tail.includes('"method"') &&
+              settle(id, {
+                _tag: "Error",
+                code: undefined,
+                message: `The client's answer of ${frame.bytes} bytes exceeds the limit of ${frame.limit} bytes.`
+              })
+            ) {
+              return Effect.logWarning("an oversize answer from the client was discarded", { id, bytes: frame.bytes })
+            }
             const line = errorLine(
               id,
               new InvalidRequest({
@@ -758,8 +828,9 @@ export const serve = <const Methods extends ReadonlyArray<Method.Any> = typeof d
 
       const drain = Effect.suspend(() => {
         state.phase = "closing"
-        // No answer can come any more.
-        for (const waiting of [...pending.values()]) waiting({ _tag: "Gone" })
+        // No answer can come any more; watchers of the roots are done.
+        for (const id of [...pending.keys()]) settle(id, { _tag: "Gone" })
+        Deferred.doneUnsafe(closed, Exit.void)
         const fibers = [...inFlight.values()]
         if (fibers.length === 0) return Effect.void
         return Fiber.awaitAll(fibers).pipe(

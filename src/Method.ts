@@ -102,6 +102,13 @@ export interface Request<R = any> {
 export interface Notification<R = any> {
   readonly _tag: "Notification"
   readonly name: string
+  /**
+   * Runs in the read loop, before the next message is read (short state
+   * updates whose order matters: `initialized`, `cancelled`). Otherwise the
+   * handler runs in a fiber of its own, and may wait — for instance on a
+   * request to the client, whose answer the read loop must be free to read.
+   */
+  readonly inline: boolean
   readonly decode: (params: unknown) => Exit.Exit<any, Schema.SchemaError>
   readonly handler: (params: any) => Effect.Effect<void, never, R>
 }
@@ -213,10 +220,13 @@ export const notification = <P extends Schema.Top, R>(
   options: {
     readonly params: P & Schema.Codec<P["Type"], unknown, never, never>
     readonly handler: (params: P["Type"]) => Effect.Effect<void, never, R>
+    /** Run in the read loop (default `false`: in a fiber of its own). */
+    readonly inline?: boolean | undefined
   }
 ): Notification<R> => ({
   _tag: "Notification",
   name,
+  inline: options.inline ?? false,
   decode: Schema.decodeUnknownExit(options.params as any, { errors: "all", reportInput: true }),
   handler: options.handler
 })

@@ -77,7 +77,8 @@ const decodeRoots = Schema.decodeUnknownExit(Schema.Struct({ roots: Schema.Array
 export const list: Effect.Effect<ReadonlyArray<Root>, ClientError, Client> = Effect.flatMap(
   Effect.service(Client),
   (client): Effect.Effect<ReadonlyArray<Root>, ClientError> => {
-    if (client.capabilities().roots === undefined) {
+    const roots = client.capabilities().roots
+    if (typeof roots !== "object" || roots === null) {
       return Effect.fail(
         new ClientCapabilityMissing({
           capability: "roots",

@@ -26,6 +26,7 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Schema from "effect/Schema"
 import { Client, ClientCapabilityMissing, ClientRequestFailed, type ClientError } from "./Client.ts"
+import { jsonSafe } from "./internal/jsonSafe.ts"
 
 /**
  * One message of a sampling conversation.
@@ -86,7 +87,8 @@ export interface Request {
 }
 
 /**
- * The model's reply, decoded.
+ * The model's reply, decoded (of a reply with several content blocks, the
+ * first text, image or audio block).
  *
  * **Example**
  *
@@ -100,16 +102,29 @@ export interface Request {
  * @category models
  * @since 0.1.0
  */
+const Block = Schema.Union([
+  Schema.Struct({ type: Schema.Literal("text"), text: Schema.String }),
+  Schema.Struct({ type: Schema.Literal("image"), data: Schema.String, mimeType: Schema.String }),
+  Schema.Struct({ type: Schema.Literal("audio"), data: Schema.String, mimeType: Schema.String })
+])
+
 export const Reply = Schema.Struct({
   role: Schema.Literals(["user", "assistant"]),
-  content: Schema.Union([
-    Schema.Struct({ type: Schema.Literal("text"), text: Schema.String }),
-    Schema.Struct({ type: Schema.Literal("image"), data: Schema.String, mimeType: Schema.String }),
-    Schema.Struct({ type: Schema.Literal("audio"), data: Schema.String, mimeType: Schema.String })
-  ]),
+  content: Block,
   model: Schema.String,
   stopReason: Schema.optionalKey(Schema.String)
 })
+
+// Protocol 2025-11-25 lets the content be a list of blocks: the reply keeps
+// the first text, image or audio block.
+const WireReply = Schema.Struct({
+  role: Schema.Literals(["user", "assistant"]),
+  content: Schema.Union([Block, Schema.Array(Schema.Unknown)]),
+  model: Schema.String,
+  stopReason: Schema.optionalKey(Schema.String)
+})
+
+const isBlock = Schema.is(Block)
 
 /**
  * The model's reply.
@@ -127,7 +142,14 @@ export const Reply = Schema.Struct({
  */
 export type Reply = typeof Reply.Type
 
-const decodeReply = Schema.decodeUnknownExit(Reply)
+const decodeReply = (result: unknown): Exit.Exit<Reply, unknown> => {
+  const decoded = Schema.decodeUnknownExit(WireReply)(result)
+  if (Exit.isFailure(decoded)) return Exit.fail(decoded.cause)
+  const { content, ...rest } = decoded.value
+  if (!Array.isArray(content)) return Exit.succeed({ ...rest, content: content as Reply["content"] })
+  const first = content.find(isBlock)
+  return first === undefined ? Exit.fail("no text, image or audio block") : Exit.succeed({ ...rest, content: first })
+}
 
 /**
  * Asks the client's model for a message. Fails with
@@ -149,7 +171,8 @@ const decodeReply = Schema.decodeUnknownExit(Reply)
  */
 export const createMessage = (request: Request): Effect.Effect<Reply, ClientError, Client> =>
   Effect.flatMap(Effect.service(Client), (client): Effect.Effect<Reply, ClientError> => {
-    if (client.capabilities().sampling === undefined) {
+    const sampling = client.capabilities().sampling
+    if (typeof sampling !== "object" || sampling === null) {
       return Effect.fail(
         new ClientCapabilityMissing({
           capability: "sampling",
@@ -158,7 +181,8 @@ export const createMessage = (request: Request): Effect.Effect<Reply, ClientErro
         })
       )
     }
-    const params = JSON.parse(JSON.stringify(request)) as Record<string, unknown>
+    // As JSON: undefined fields dropped, a bigint in `metadata` written as text.
+    const params = JSON.parse(JSON.stringify(jsonSafe(request))) as Record<string, unknown>
     return Effect.flatMap(client.request("sampling/createMessage", params), (result) => {
       const decoded = decodeReply(result)
       return Exit.isSuccess(decoded)

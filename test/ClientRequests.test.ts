@@ -33,6 +33,15 @@ const Form = Schema.Struct({
   subscribe: Schema.optionalKey(Schema.Boolean)
 })
 
+const Rich = Schema.Struct({
+  id: Schema.String.check(Schema.isUUID()),
+  email: Schema.String.annotate({ format: "email" }),
+  score: Schema.Number,
+  count: Schema.Int.check(Schema.isGreaterThan(0)),
+  born: Schema.Date,
+  note: Schema.optional(Schema.String)
+})
+
 const makeCapability = (ended: Queue.Queue<string>) =>
   Capability.make(
     { id: "t", description: "client requests", version: "1.0.0" },
@@ -43,6 +52,23 @@ const makeCapability = (ended: Queue.Queue<string>) =>
             Elicitation.form("Tell me about you", Form).pipe(
               Effect.map((answer) => JSON.stringify(answer)),
               Effect.onInterrupt(() => Queue.offer(ended, "ask:interrupted"))
+            )
+          )
+        ),
+        Tool.make("ask_rich", { description: "a form with more kinds of fields", input: Schema.Struct({}) }).pipe(
+          Tool.handle(() =>
+            Effect.map(Elicitation.form("More about you", Rich), (answer) =>
+              answer.action === "accept"
+                ? `${answer.content.count} ${answer.content.born.toISOString()} ${answer.content.score}`
+                : answer.action
+            )
+          )
+        ),
+        Tool.make("ask_nested", { description: "a form that cannot be flat", input: Schema.Struct({}) }).pipe(
+          Tool.handle(() =>
+            Effect.as(
+              Elicitation.form("Nested", Schema.Struct({ address: Schema.Struct({ city: Schema.String }) })),
+              "?"
             )
           )
         ),
@@ -180,6 +206,39 @@ describe("elicitation", () => {
     })
   )
 
+  it.effect("fields are described with the spec's keywords only; the answer is decoded from JSON", () =>
+    Effect.gen(function* () {
+      const { client } = yield* setup({ elicitation: {} })
+      yield* call(client, 1, "t_ask_rich")
+      const request = yield* client.read
+      const { properties, required } = request.params.requestedSchema
+      assert.deepStrictEqual(properties.id, { type: "string" }, "no uuid format or pattern: the client cannot say them")
+      assert.deepStrictEqual(properties.email, { type: "string", format: "email" })
+      assert.deepStrictEqual(properties.score, { type: "number" })
+      assert.deepStrictEqual(properties.count, { type: "integer", minimum: 1 })
+      assert.strictEqual(properties.born.type, "string")
+      assert.strictEqual(properties.note.type, "string")
+      assert.sameMembers(required, ["id", "email", "score", "count", "born"])
+      yield* reply(client, request.id, {
+        action: "accept",
+        content: {
+          id: "5f0c8f2e-3b7a-4a53-9a57-1f0c1b2d3e4f",
+          email: "ada@example.test",
+          score: 2.5,
+          count: 3,
+          born: "1815-12-10T00:00:00.000Z"
+        }
+      })
+      assert.strictEqual(text(yield* client.read), "3 1815-12-10T00:00:00.000Z 2.5")
+
+      // A field the form cannot hold is a defect of the tool, found before anything is sent.
+      yield* call(client, 2, "t_ask_nested")
+      const nested = yield* client.read
+      assert.strictEqual(nested.id, 2)
+      assert.strictEqual(errorMeta(nested).code, "internal_error")
+    })
+  )
+
   it.effect("URL mode: the client is sent the URL and an id; completion is notified", () =>
     Effect.gen(function* () {
       const { client } = yield* setup({ elicitation: { url: {} } })
@@ -250,6 +309,19 @@ describe("waiting on the client", () => {
     })
   )
 
+  it.effect("a malformed answer to our request ends the wait at once", () =>
+    Effect.gen(function* () {
+      const { client } = yield* setup({ elicitation: {} })
+      yield* call(client, 1, "t_ask")
+      const request = yield* client.read
+      yield* client.send({ jsonrpc: "2.0", id: request.id, result: null })
+      const response = yield* client.read
+      assert.strictEqual(response.id, 1)
+      assert.strictEqual(errorMeta(response).code, "ClientRequestFailed")
+      assert.include(text(response), "not a valid JSON-RPC response")
+    })
+  )
+
   it.effect("an error answer reaches the handler with its code", () =>
     Effect.gen(function* () {
       const { client } = yield* setup({ elicitation: {} })
@@ -294,6 +366,18 @@ describe("sampling and roots", () => {
         stopReason: "endTurn"
       })
       assert.strictEqual(text(yield* client.read), "test-model: hi")
+
+      // 2025-11-25: the content may be a list of blocks.
+      yield* call(client, 3, "t_sample")
+      yield* reply(client, (yield* client.read).id, {
+        role: "assistant",
+        content: [
+          { type: "text", text: "first" },
+          { type: "text", text: "second" }
+        ],
+        model: "m2"
+      })
+      assert.strictEqual(text(yield* client.read), "m2: first")
 
       yield* call(client, 2, "t_sample")
       yield* reply(client, (yield* client.read).id, { role: "robot" })

@@ -27,6 +27,7 @@ import { Session } from "../Session.ts"
  */
 export const initialized = Method.notification("notifications/initialized", {
   params: Schema.Struct({}),
+  inline: true,
   handler: () =>
     Effect.map(Effect.service(Session), (session) => {
       session.state.initializedNotified = true
@@ -54,6 +55,7 @@ export const initialized = Method.notification("notifications/initialized", {
  */
 export const cancelled = Method.notification("notifications/cancelled", {
   params: CancelledParams,
+  inline: true,
   handler: (params) => Effect.flatMap(Effect.service(Session), (session) => session.cancel(params.requestId))
 })
 
@@ -74,5 +76,6 @@ export const cancelled = Method.notification("notifications/cancelled", {
  */
 export const rootsListChanged = Method.notification("notifications/roots/list_changed", {
   params: Schema.Struct({}),
+  inline: true,
   handler: () => Effect.flatMap(Effect.service(Client), (client) => client.publishRootsChanged)
 })
