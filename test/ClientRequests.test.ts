@@ -20,6 +20,8 @@ import * as Roots from "../src/Roots.ts"
 import * as Sampling from "../src/Sampling.ts"
 import * as ServerConfig from "../src/ServerConfig.ts"
 import * as Tool from "../src/Tool.ts"
+import * as Method from "../src/Method.ts"
+import { defaultMethods } from "../src/methods/index.ts"
 import { start, type TestClient } from "./support/memory.ts"
 
 const settle = Effect.gen(function* () {
@@ -411,6 +413,59 @@ describe("sampling and roots", () => {
       const none = yield* setup({})
       yield* call(none.client, 1, "t_roots")
       assert.include(text(yield* none.client.read), "did not declare the roots capability")
+    })
+  )
+})
+
+describe("the read loop stays free", () => {
+  it.effect("a notification handler that asks the client waits in a fiber of its own", () =>
+    Effect.gen(function* () {
+      const results = yield* Queue.unbounded<string>()
+      // A custom notification whose handler asks the client for its roots.
+      const refresh = Method.notification("notifications/test/refresh", {
+        params: Schema.Struct({}),
+        handler: () =>
+          Roots.list.pipe(
+            Effect.flatMap((roots) => Queue.offer(results, roots.map((root) => root.uri).join(","))),
+            Effect.catch((error) => Queue.offer(results, `failed: ${error._tag}`)),
+            Effect.asVoid
+          )
+      })
+      const ended = yield* Queue.unbounded<string>()
+      const client = yield* start(makeCapability(ended), { methods: [...defaultMethods, refresh] })
+      yield* client.request("initialize", {
+        protocolVersion: "2025-11-25",
+        capabilities: { roots: {} },
+        clientInfo: { name: "test", version: "1" }
+      })
+      yield* client.send({ jsonrpc: "2.0", method: "notifications/initialized" })
+      yield* client.send({ jsonrpc: "2.0", method: "notifications/test/refresh" })
+      const request = yield* client.read
+      assert.strictEqual(request.method, "roots/list")
+      // The reader is not stuck behind the handler: it answers a ping, then reads our answer.
+      const ping = yield* client.request("ping")
+      assert.deepStrictEqual(ping.result, {})
+      yield* reply(client, request.id, { roots: [{ uri: "file:///x" }] })
+      assert.strictEqual(yield* Queue.take(results), "file:///x")
+    })
+  )
+
+  it.effect("in a batch, an answer the batch's own request waits on is handled at once", () =>
+    Effect.gen(function* () {
+      const { client } = yield* setup({ roots: {} }, { protocolVersion: "2025-03-26" })
+      // The first call waits on roots/list; the second batch carries a slow call and the answer.
+      yield* call(client, 1, "t_roots")
+      const request = yield* client.read
+      yield* client.write(
+        JSON.stringify([
+          { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "t_next_roots_change", arguments: {} } },
+          { jsonrpc: "2.0", id: request.id, result: { roots: [{ uri: "file:///y" }] } }
+        ]) + "\n"
+      )
+      // The answer was not held behind the batch's unfinished request.
+      const response = yield* client.read
+      assert.strictEqual(response.id, 1)
+      assert.strictEqual(text(response), "file:///y")
     })
   )
 })

@@ -25,7 +25,12 @@ export interface TestClient {
 
 export const start = (
   capabilities: Layer.Layer<never, any, Kernel.Kernel> = Layer.empty,
-  options: { readonly maxMessageBytes?: number; readonly pageSize?: number } = {}
+  options: {
+    readonly maxMessageBytes?: number
+    readonly pageSize?: number
+    /** A method table other than the default one. */
+    readonly methods?: ReadonlyArray<any>
+  } = {}
 ): Effect.Effect<TestClient, any, Scope.Scope> =>
   Effect.gen(function* () {
     const context = yield* Layer.build(
@@ -33,7 +38,10 @@ export const start = (
     )
     const kernel = yield* Effect.provide(Effect.service(Kernel.Kernel), context)
     const { client, closeOutput, transport } = yield* makeMemory({ maxMessageBytes: options.maxMessageBytes })
-    const server = yield* McpServer.serve().pipe(
+    const serve = (
+      options.methods === undefined ? McpServer.serve() : McpServer.serve({ methods: options.methods as any })
+    ) as Effect.Effect<void, never, Transport | Kernel.Kernel>
+    const server = yield* serve.pipe(
       Effect.provideService(Transport, transport),
       Effect.provide(context),
       Effect.ensuring(closeOutput),
