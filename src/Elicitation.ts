@@ -306,7 +306,8 @@ export const url = (message: string, target: string): Effect.Effect<UrlAnswer, C
 
 /**
  * Tells the client that the interaction of a URL elicitation is finished
- * (`notifications/elicitation/complete`).
+ * (`notifications/elicitation/complete`). Nothing is sent to a client that
+ * did not declare URL elicitation (protocol 2025-11-25).
  *
  * **Example**
  *
@@ -321,6 +322,13 @@ export const url = (message: string, target: string): Effect.Effect<UrlAnswer, C
  * @since 0.1.0
  */
 export const complete = (elicitationId: string): Effect.Effect<void, never, Client> =>
-  Effect.flatMap(Effect.service(Client), (client) =>
-    client.notify("notifications/elicitation/complete", { elicitationId })
-  )
+  Effect.flatMap(Effect.service(Client), (client) => {
+    // Only a client that can receive URL elicitations knows this notification.
+    const capability = client.capabilities().elicitation as { readonly url?: unknown } | undefined
+    const urlMode =
+      client.protocolVersion() >= "2025-11-25" &&
+      typeof capability === "object" &&
+      capability !== null &&
+      capability.url !== undefined
+    return urlMode ? client.notify("notifications/elicitation/complete", { elicitationId }) : Effect.void
+  })

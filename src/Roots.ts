@@ -102,8 +102,10 @@ export const list: Effect.Effect<ReadonlyArray<Root>, ClientError, Client> = Eff
 )
 
 /**
- * One element each time the client says its roots changed (only clients
- * that declared `roots.listChanged` send it).
+ * One element each time the client says its roots changed. Only clients
+ * that declared `roots.listChanged` send it: for any other client the stream
+ * ends at once instead of waiting for what will never come. The stream ends
+ * when the connection closes.
  *
  * **Example**
  *
@@ -119,5 +121,10 @@ export const list: Effect.Effect<ReadonlyArray<Root>, ClientError, Client> = Eff
  * @since 0.1.0
  */
 export const changes: Stream.Stream<void, never, Client> = Stream.unwrap(
-  Effect.map(Effect.service(Client), (client) => client.rootsChanged)
+  Effect.map(Effect.service(Client), (client) => {
+    const roots = client.capabilities().roots as { readonly listChanged?: unknown } | null | undefined
+    return typeof roots === "object" && roots !== null && roots.listChanged === true
+      ? client.rootsChanged
+      : Stream.empty
+  })
 )

@@ -171,13 +171,41 @@ const decodeReply = (result: unknown): Exit.Exit<Reply, unknown> => {
  */
 export const createMessage = (request: Request): Effect.Effect<Reply, ClientError, Client> =>
   Effect.flatMap(Effect.service(Client), (client): Effect.Effect<Reply, ClientError> => {
-    const sampling = client.capabilities().sampling
+    const sampling = client.capabilities().sampling as { readonly context?: unknown } | null | undefined
     if (typeof sampling !== "object" || sampling === null) {
       return Effect.fail(
         new ClientCapabilityMissing({
           capability: "sampling",
           message: "The client cannot run a model for this server: it did not declare the sampling capability.",
           suggestion: "Return the material to the model in the tool's result instead of sampling."
+        })
+      )
+    }
+    // Context from other servers only where the client said it can include it.
+    if (
+      request.includeContext !== undefined &&
+      request.includeContext !== "none" &&
+      client.protocolVersion() >= "2025-11-25" &&
+      sampling.context === undefined
+    ) {
+      return Effect.fail(
+        new ClientCapabilityMissing({
+          capability: "sampling.context",
+          message: `The client did not declare sampling.context: it cannot include context (${request.includeContext}).`,
+          suggestion: 'Send the context in the messages, with includeContext "none".'
+        })
+      )
+    }
+    // Audio content arrived with protocol 2025-03-26.
+    if (
+      client.protocolVersion() < "2025-03-26" &&
+      request.messages.some((message) => message.content.type === "audio")
+    ) {
+      return Effect.fail(
+        new ClientCapabilityMissing({
+          capability: "sampling",
+          message: `Audio content is not part of protocol ${client.protocolVersion()}.`,
+          suggestion: "Send text or images."
         })
       )
     }

@@ -91,6 +91,18 @@ const makeCapability = (ended: Queue.Queue<string>) =>
             }).pipe(Effect.map((reply) => `${reply.model}: ${reply.content.type === "text" ? reply.content.text : ""}`))
           )
         ),
+        Tool.make("sample_context", { description: "asks with other servers' context", input: Schema.Struct({}) }).pipe(
+          Tool.handle(() =>
+            Effect.as(
+              Sampling.createMessage({
+                messages: [{ role: "user", content: { type: "text", text: "hi" } }],
+                maxTokens: 10,
+                includeContext: "allServers"
+              }),
+              "sampled"
+            )
+          )
+        ),
         Tool.make("roots", { description: "lists the client's roots", input: Schema.Struct({}) }).pipe(
           Tool.handle(() => Effect.map(Roots.list, (roots) => roots.map((root) => root.uri).join(",")))
         ),
@@ -385,6 +397,12 @@ describe("sampling and roots", () => {
       yield* reply(client, (yield* client.read).id, { role: "robot" })
       assert.include(text(yield* client.read), "not a valid sampling result")
 
+      // includeContext needs sampling.context (2025-11-25).
+      yield* call(client, 4, "t_sample_context")
+      const context = yield* client.read
+      assert.strictEqual(context.id, 4, "nothing was sent to the client")
+      assert.include(text(context), "did not declare sampling.context")
+
       const none = yield* setup({ elicitation: {} })
       yield* call(none.client, 1, "t_sample")
       const missing = yield* none.client.read
@@ -413,6 +431,14 @@ describe("sampling and roots", () => {
       const none = yield* setup({})
       yield* call(none.client, 1, "t_roots")
       assert.include(text(yield* none.client.read), "did not declare the roots capability")
+
+      // A client that never sends list_changed: watching its roots ends at once.
+      const static_ = yield* setup({ roots: {} })
+      yield* call(static_.client, 1, "t_next_roots_change")
+      const immediate = yield* static_.client.read
+      assert.strictEqual(immediate.method, "roots/list")
+      yield* reply(static_.client, immediate.id, { roots: [] })
+      assert.strictEqual(text(yield* static_.client.read), "0")
     })
   )
 })
@@ -452,7 +478,7 @@ describe("the read loop stays free", () => {
 
   it.effect("in a batch, an answer the batch's own request waits on is handled at once", () =>
     Effect.gen(function* () {
-      const { client } = yield* setup({ roots: {} }, { protocolVersion: "2025-03-26" })
+      const { client } = yield* setup({ roots: { listChanged: true } }, { protocolVersion: "2025-03-26" })
       // The first call waits on roots/list; the second batch carries a slow call and the answer.
       yield* call(client, 1, "t_roots")
       const request = yield* client.read
