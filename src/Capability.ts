@@ -39,6 +39,7 @@ import { type CapabilityInfo, Kernel, type KernelError } from "./Kernel.ts"
 import type { Progress } from "./Progress.ts"
 import type { RequestContext } from "./RequestContext.ts"
 import type { Session } from "./Session.ts"
+import type * as Prompt from "./Prompt.ts"
 import type * as Tool from "./Tool.ts"
 
 /**
@@ -61,6 +62,7 @@ import type * as Tool from "./Tool.ts"
  */
 export interface Contents<R> {
   readonly tools?: ReadonlyArray<Tool.Handled<R>> | undefined
+  readonly prompts?: ReadonlyArray<Prompt.Handled<R>> | undefined
 }
 
 /**
@@ -81,11 +83,17 @@ export interface Contents<R> {
  * @category models
  * @since 0.1.0
  */
-export type Requirements<C> = C extends { readonly tools?: ReadonlyArray<infer H> | undefined }
-  ? H extends Tool.Handled<infer R>
-    ? R
-    : never
-  : never
+export type Requirements<C> =
+  | (C extends { readonly tools?: ReadonlyArray<infer H> | undefined }
+      ? H extends Tool.Handled<infer R>
+        ? R
+        : never
+      : never)
+  | (C extends { readonly prompts?: ReadonlyArray<infer P> | undefined }
+      ? P extends Prompt.Handled<infer R>
+        ? R
+        : never
+      : never)
 
 /**
  * Services the server provides to every handler itself, per request; a
@@ -146,7 +154,12 @@ export const make = <C extends Contents<any>, E = never, RB = never>(
       const kernel = yield* Kernel
       const contents = yield* build
       const context = yield* Effect.context<Exclude<Requirements<C>, RequestServices>>()
-      yield* kernel.registerCapability(info, contents.tools ?? [], context as Context.Context<any>)
+      yield* kernel.registerCapability(
+        info,
+        contents.tools ?? [],
+        context as Context.Context<any>,
+        contents.prompts ?? []
+      )
     })
   )
 

@@ -18,10 +18,12 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as PubSub from "effect/PubSub"
 import * as Schema from "effect/Schema"
+import { type CompiledPrompt, compilePrompt } from "./internal/compilePrompt.ts"
 import { compileTool, type CompiledTool, SchemaProblem } from "./internal/compileTool.ts"
 import { InvalidParams } from "./McpError.ts"
 import * as Policy from "./Policy.ts"
 import { type Era, eraOf, type ProtocolVersion } from "./ProtocolVersion.ts"
+import type * as Prompt from "./Prompt.ts"
 import type * as Tool from "./Tool.ts"
 
 // -----------------------------------------------------------------------------
@@ -69,6 +71,8 @@ export interface CapabilityInfo extends Policy.Limits {
  */
 export interface CapabilitySummary extends CapabilityInfo {
   readonly tools: ReadonlyArray<string>
+  /** The public names of its prompts. */
+  readonly prompts: ReadonlyArray<string>
 }
 
 /**
@@ -93,7 +97,7 @@ export interface CapabilitySummary extends CapabilityInfo {
  * @category models
  * @since 0.1.0
  */
-export type Change = "tools"
+export type Change = "tools" | "prompts"
 
 /**
  * The capability id reserved for run-time registrations.
@@ -416,7 +420,8 @@ export class Kernel extends Context.Service<
     readonly registerCapability: (
       info: CapabilityInfo,
       tools: ReadonlyArray<Tool.Handled<any>>,
-      context: Context.Context<any>
+      context: Context.Context<any>,
+      prompts?: ReadonlyArray<Prompt.Handled<any>>
     ) => Effect.Effect<void, KernelError>
     /** Registers a tool at run time under `app_<name>`. */
     readonly registerDynamic: (tool: Tool.Handled<never>) => Effect.Effect<string, KernelError>
@@ -428,6 +433,12 @@ export class Kernel extends Context.Service<
     readonly toolCount: () => number
     /** One page of `tools/list`, serialized, for a protocol version and cursor. */
     readonly toolsPage: (version: ProtocolVersion, cursor: string | undefined) => Effect.Effect<string, InvalidParams>
+    /** Looks a prompt up by public name. */
+    readonly prompt: (publicName: string) => CompiledPrompt | undefined
+    /** The number of registered prompts. */
+    readonly promptCount: () => number
+    /** One page of `prompts/list`, serialized, for a protocol version and cursor. */
+    readonly promptsPage: (version: ProtocolVersion, cursor: string | undefined) => Effect.Effect<string, InvalidParams>
     /** The registered capabilities, in registration order. */
     readonly capabilities: () => ReadonlyArray<CapabilitySummary>
     /** Registry changes, for `list_changed` notifications. */
@@ -488,21 +499,61 @@ export const make = Effect.fnUntraced(function* (options: Options = {}) {
   const summaries: Array<CapabilitySummary> = []
   const changes = yield* PubSub.unbounded<Change>()
   let pages: Partial<Record<Era, Array<string>>> = {}
+  const prompts = new Map<string, CompiledPrompt>()
+  const promptOrder: Array<string> = []
+  let promptPages: Partial<Record<Era, Array<string>>> = {}
 
   const invalidate = () => {
     pages = {}
+    promptPages = {}
   }
 
-  const buildPages = (era: Era): Array<string> => {
+  const paginate = (
+    key: "tools" | "prompts",
+    names: ReadonlyArray<string>,
+    entryOf: (name: string) => string
+  ): Array<string> => {
     const result: Array<string> = []
-    for (let offset = 0; offset < order.length || offset === 0; offset += pageSize) {
-      const slice = order.slice(offset, offset + pageSize)
-      const entries = slice.map((name) => tools.get(name)!.listEntry[era]).join(",")
+    for (let offset = 0; offset < names.length || offset === 0; offset += pageSize) {
+      const entries = names
+        .slice(offset, offset + pageSize)
+        .map(entryOf)
+        .join(",")
       const next =
-        offset + pageSize < order.length ? `,"nextCursor":${JSON.stringify(encodeCursor(offset + pageSize))}` : ""
-      result.push(`{"tools":[${entries}]${next}}`)
+        offset + pageSize < names.length ? `,"nextCursor":${JSON.stringify(encodeCursor(offset + pageSize))}` : ""
+      result.push(`{"${key}":[${entries}]${next}}`)
     }
     return result
+  }
+  const buildPages = (era: Era): Array<string> => paginate("tools", order, (name) => tools.get(name)!.listEntry[era])
+  const buildPromptPages = (era: Era): Array<string> =>
+    paginate("prompts", promptOrder, (name) => prompts.get(name)!.listEntry[era])
+
+  // Checks and compiles a capability's prompts (nothing is committed here).
+  const checkPrompts = (
+    capability: string,
+    list: ReadonlyArray<Prompt.Handled<any>>,
+    context: Context.Context<any>
+  ): Array<CompiledPrompt> | KernelError => {
+    const seen = new Set<string>()
+    const compiled: Array<CompiledPrompt> = []
+    for (const handled of list) {
+      const name = handled.prompt.name
+      if (name.startsWith(`${capability}_`)) return new PrefixedName({ capability, toolName: name })
+      if (!namePattern.test(name)) return new InvalidName({ capability, toolName: name })
+      const publicName = `${capability}_${name}`
+      if (seen.has(publicName))
+        return new DuplicateName({ toolName: publicName, first: capability, second: capability })
+      seen.add(publicName)
+      const existing = prompts.get(publicName)
+      if (existing !== undefined) {
+        return new DuplicateName({ toolName: publicName, first: existing.capability, second: capability })
+      }
+      const result = compilePrompt(handled, publicName, capability, context)
+      if (result instanceof SchemaProblem) return new InvalidToolSchema({ toolName: publicName, reason: result.reason })
+      compiled.push(result)
+    }
+    return compiled
   }
 
   // Checks and compiles a whole registration, then commits it, in one
@@ -565,15 +616,27 @@ export const make = Effect.fnUntraced(function* (options: Options = {}) {
   const registerCapability = (
     info: CapabilityInfo,
     list: ReadonlyArray<Tool.Handled<any>>,
-    context: Context.Context<any>
+    context: Context.Context<any>,
+    promptList: ReadonlyArray<Prompt.Handled<any>> = []
   ): Effect.Effect<void, KernelError> =>
     Effect.suspend((): Effect.Effect<void, KernelError> => {
       if (info.id === dynamicId) return Effect.fail(new ReservedCapabilityId({ id: info.id }))
       if (!idPattern.test(info.id)) return Effect.fail(new InvalidCapabilityId({ id: info.id }))
+      // Prompts are checked first: `register` commits the tools, and a
+      // capability registers everything or nothing.
+      const compiledPrompts = checkPrompts(info.id, promptList, context)
+      if (!Array.isArray(compiledPrompts)) return Effect.fail(compiledPrompts)
       const result = register(info.id, list, context, info)
       if (!Array.isArray(result)) return Effect.fail(result)
-      summaries.push({ ...info, tools: result.map((t) => t.name) })
-      return Effect.asVoid(PubSub.publish(changes, "tools"))
+      const at = promptOrder.findIndex((other) => prompts.get(other)!.capability > info.id)
+      promptOrder.splice(at === -1 ? promptOrder.length : at, 0, ...compiledPrompts.map((p) => p.name))
+      for (const prompt of compiledPrompts) prompts.set(prompt.name, prompt)
+      invalidate()
+      summaries.push({ ...info, tools: result.map((t) => t.name), prompts: compiledPrompts.map((p) => p.name) })
+      return Effect.andThen(
+        PubSub.publish(changes, "tools"),
+        compiledPrompts.length === 0 ? Effect.void : Effect.asVoid(PubSub.publish(changes, "prompts"))
+      )
     })
 
   const registerDynamic = (handled: Tool.Handled<never>): Effect.Effect<string, KernelError> =>
@@ -593,9 +656,11 @@ export const make = Effect.fnUntraced(function* (options: Options = {}) {
       return Effect.as(PubSub.publish(changes, "tools"), true)
     })
 
-  const toolsPage = (version: ProtocolVersion, cursor: string | undefined): Effect.Effect<string, InvalidParams> => {
-    const era = eraOf(version)
-    const eraPages = pages[era] ?? (pages[era] = buildPages(era))
+  const pageOf = (
+    method: string,
+    eraPages: ReadonlyArray<string>,
+    cursor: string | undefined
+  ): Effect.Effect<string, InvalidParams> => {
     if (cursor === undefined) return Effect.succeed(eraPages[0]!)
     const offset = decodeCursor(cursor)
     const page = offset !== undefined && offset % pageSize === 0 ? eraPages[offset / pageSize] : undefined
@@ -603,11 +668,21 @@ export const make = Effect.fnUntraced(function* (options: Options = {}) {
       ? Effect.fail(
           new InvalidParams({
             message:
-              `Invalid cursor ${JSON.stringify(cursor)}: pass a nextCursor from a previous tools/list ` +
+              `Invalid cursor ${JSON.stringify(cursor)}: pass a nextCursor from a previous ${method} ` +
               `result, or omit it to start from the first page`
           })
         )
       : Effect.succeed(page)
+  }
+
+  const toolsPage = (version: ProtocolVersion, cursor: string | undefined): Effect.Effect<string, InvalidParams> => {
+    const era = eraOf(version)
+    return pageOf("tools/list", pages[era] ?? (pages[era] = buildPages(era)), cursor)
+  }
+
+  const promptsPage = (version: ProtocolVersion, cursor: string | undefined): Effect.Effect<string, InvalidParams> => {
+    const era = eraOf(version)
+    return pageOf("prompts/list", promptPages[era] ?? (promptPages[era] = buildPromptPages(era)), cursor)
   }
 
   return Kernel.of({
@@ -617,6 +692,9 @@ export const make = Effect.fnUntraced(function* (options: Options = {}) {
     tool: (name) => tools.get(name),
     toolCount: () => order.length,
     toolsPage,
+    prompt: (name) => prompts.get(name),
+    promptCount: () => promptOrder.length,
+    promptsPage,
     capabilities: () => summaries,
     changes
   })

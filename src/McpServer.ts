@@ -816,11 +816,18 @@ export const serve = <const Methods extends ReadonlyArray<Method.Any> = typeof d
       yield* Effect.forkScoped(
         Effect.forever(
           // takeAll waits for one change and takes every change already queued.
-          Effect.flatMap(PubSub.takeAll(changes), () =>
-            state.initializedNotified && state.serverCapabilities.tools?.listChanged === true
-              ? session.notify("notifications/tools/list_changed")
-              : Effect.void
-          )
+          Effect.flatMap(PubSub.takeAll(changes), (burst) => {
+            if (!state.initializedNotified) return Effect.void
+            const kinds = new Set(burst)
+            return Effect.andThen(
+              kinds.has("tools") && state.serverCapabilities.tools?.listChanged === true
+                ? session.notify("notifications/tools/list_changed")
+                : Effect.void,
+              kinds.has("prompts") && state.serverCapabilities.prompts?.listChanged === true
+                ? session.notify("notifications/prompts/list_changed")
+                : Effect.void
+            )
+          })
         )
       )
 

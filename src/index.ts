@@ -31,6 +31,8 @@ export * as Policy from "./Policy.ts"
 /** @since 0.1.0 */
 export * as Progress from "./Progress.ts"
 /** @since 0.1.0 */
+export * as Prompt from "./Prompt.ts"
+/** @since 0.1.0 */
 export * as ProtocolVersion from "./ProtocolVersion.ts"
 /** @since 0.1.0 */
 export * as RequestContext from "./RequestContext.ts"

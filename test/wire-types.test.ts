@@ -5,7 +5,9 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import type * as Spec from "@modelcontextprotocol/sdk/spec.types.js"
+import type { GetPromptResult } from "../src/internal/compilePrompt.ts"
 import type * as McpSchema from "../src/McpSchema.ts"
+import type * as Prompt from "../src/Prompt.ts"
 import type * as Roots from "../src/Roots.ts"
 import type * as Sampling from "../src/Sampling.ts"
 
@@ -35,6 +37,10 @@ check<Assignable<McpSchema.ServerCapabilities, Spec.ServerCapabilities>>()
 check<Assignable<McpSchema.InitializeResult["serverInfo"], Spec.Implementation>>()
 check<Assignable<McpSchema.JsonRpcErrorObject, Spec.JSONRPCErrorResponse["error"]>>()
 check<Assignable<McpSchema.RequestId, Spec.RequestId>>()
+
+// Prompts.
+check<Assignable<GetPromptResult, Spec.GetPromptResult>>()
+check<Assignable<Prompt.Message, Spec.PromptMessage>>()
 
 // Notifications the runtime sends.
 check<Assignable<McpSchema.ProgressParams, Spec.ProgressNotificationParams>>()

@@ -164,6 +164,33 @@ const internalErrorResult = (correlationId: string): CallToolResult => ({
 })
 
 /**
+ * The handler of a tool or prompt runs with the request's context overlaid
+ * with the capability's own services: what the capability was built with
+ * wins (two capabilities may be given two different stores), except the
+ * runtime's ambient references (logging, tracing, clock, scheduler, scope)
+ * and the request's own services, which always come from the request. The
+ * overlay is computed on the first call, so no call copies a whole context.
+ */
+export const capabilityOverlay = (
+  context: Context.Context<any>
+): ((requestContext: Context.Context<any>) => Context.Context<any>) & {
+  readonly overlay: () => Context.Context<never> | undefined
+} => {
+  let overlay: Context.Context<never> | undefined
+  const apply = (requestContext: Context.Context<any>): Context.Context<any> => {
+    if (overlay === undefined) {
+      const own = new Map<string, unknown>()
+      for (const [key, value] of context.mapUnsafe) {
+        if (!isAmbient(key) && requestContext.mapUnsafe.get(key) !== value) own.set(key, value)
+      }
+      overlay = Context.makeUnsafe(own)
+    }
+    return overlay.mapUnsafe.size === 0 ? requestContext : Context.merge(requestContext, overlay)
+  }
+  return Object.assign(apply, { overlay: () => overlay })
+}
+
+/**
  * Compiles a handled tool under its public name. `context` is the capability's
  * context: the services the handler was typed against.
  */
@@ -242,23 +269,8 @@ export const compileTool = (
     return reportDefect(`tool ${publicName} failed with a defect`, cause)
   }
 
-  // The handler runs with the request's context overlaid with the
-  // capability's own services: what the capability was built with wins (two
-  // capabilities may be given two different stores), except the runtime's
-  // ambient references (logging, tracing, clock, scheduler, scope) and the
-  // request's own services, which always come from the request. The overlay is
-  // computed on the first call, so no call copies a whole context.
-  let overlay: Context.Context<never> | undefined
-  const withCapabilityServices = (requestContext: Context.Context<RequestContext>): Context.Context<any> => {
-    if (overlay === undefined) {
-      const own = new Map<string, unknown>()
-      for (const [key, value] of context.mapUnsafe) {
-        if (!isAmbient(key) && requestContext.mapUnsafe.get(key) !== value) own.set(key, value)
-      }
-      overlay = Context.makeUnsafe(own)
-    }
-    return overlay.mapUnsafe.size === 0 ? requestContext : Context.merge(requestContext, overlay)
-  }
+  const withCapabilityServices = capabilityOverlay(context)
+  const overlay = withCapabilityServices.overlay
 
   const prepare = (args: unknown): CallToolResult | Effect.Effect<CallToolResult, never, RequestContext> => {
     const decoded = decode(args === undefined ? {} : args)
@@ -287,7 +299,9 @@ export const compileTool = (
     const run = Effect.suspend(() => handler(decoded.value))
     // Once the overlay is known to be empty (the usual case), skip it.
     return Effect.matchCauseEffect(
-      overlay !== undefined && overlay.mapUnsafe.size === 0 ? run : Effect.updateContext(run, withCapabilityServices),
+      overlay() !== undefined && overlay()!.mapUnsafe.size === 0
+        ? run
+        : Effect.updateContext(run, withCapabilityServices),
       { onSuccess, onFailure }
     ) as Effect.Effect<CallToolResult, never, RequestContext>
   }

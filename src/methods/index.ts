@@ -15,6 +15,8 @@ import { initialize } from "./initialize.ts"
 import { loggingSetLevel } from "./loggingSetLevel.ts"
 import { cancelled, initialized, rootsListChanged } from "./notifications.ts"
 import { ping } from "./ping.ts"
+import { promptsGet } from "./promptsGet.ts"
+import { promptsList } from "./promptsList.ts"
 import { toolsCall } from "./toolsCall.ts"
 import { toolsList } from "./toolsList.ts"
 
@@ -27,7 +29,8 @@ import { toolsList } from "./toolsList.ts"
  * import { defaultMethods } from "effect-mcp-runtime/methods/index"
  *
  * defaultMethods.map((method) => method.name)
- * // => ["initialize", "ping", "tools/list", "tools/call", "notifications/initialized", "notifications/cancelled"]
+ * // => ["initialize", "ping", "tools/list", "tools/call", "prompts/list", "prompts/get", "logging/setLevel",
+ * //     "notifications/initialized", "notifications/cancelled", "notifications/roots/list_changed"]
  * ```
  *
  * @category constants
@@ -35,4 +38,15 @@ import { toolsList } from "./toolsList.ts"
  */
 export const defaultMethods: ReadonlyArray<
   Method.Request<Kernel | Session | RequestContext | Executor> | Method.Notification<Session | Client>
-> = [initialize, ping, toolsList, toolsCall, loggingSetLevel, initialized, cancelled, rootsListChanged]
+> = [
+  initialize,
+  ping,
+  toolsList,
+  toolsCall,
+  promptsList,
+  promptsGet,
+  loggingSetLevel,
+  initialized,
+  cancelled,
+  rootsListChanged
+]

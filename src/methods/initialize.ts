@@ -43,8 +43,11 @@ export const initialize = Method.request("initialize", {
     const kernel = yield* Kernel
     const config = yield* ServerConfig
     const protocolVersion = ProtocolVersion.negotiate(params.protocolVersion)
-    const capabilities: ServerCapabilities =
-      kernel.toolCount() > 0 ? { logging: {}, tools: { listChanged: true } } : { logging: {} }
+    const capabilities: ServerCapabilities = {
+      logging: {},
+      ...(kernel.promptCount() > 0 ? { prompts: { listChanged: true } } : {}),
+      ...(kernel.toolCount() > 0 ? { tools: { listChanged: true } } : {})
+    }
     session.state.protocolVersion = protocolVersion
     session.state.clientCapabilities = params.capabilities
     session.state.clientInfo = params.clientInfo

@@ -5,30 +5,20 @@
  */
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import { downgradeContent } from "../internal/content.ts"
 import { exceedsUtf8, utf8Length } from "../internal/utf8.ts"
 import { Kernel } from "../Kernel.ts"
 import { InvalidParams } from "../McpError.ts"
 import { Executor, type Overloaded, type TimedOut } from "../Executor.ts"
-import { type CallToolResult, CallToolParams, type ContentBlock, errorMetaKey } from "../McpSchema.ts"
+import { type CallToolResult, CallToolParams, errorMetaKey } from "../McpSchema.ts"
 import * as Method from "../Method.ts"
 import type * as Policy from "../Policy.ts"
 import * as ProtocolVersion from "../ProtocolVersion.ts"
 import { RequestContext, type RequestRecord } from "../RequestContext.ts"
 
-// Content kinds an older client cannot show are rendered as text.
-const downgrade = (block: ContentBlock, version: ProtocolVersion.ProtocolVersion): ContentBlock => {
-  if (block.type === "resource_link" && !ProtocolVersion.hasStructuredContent(version)) {
-    return { type: "text", text: `Resource: ${block.name} <${block.uri}>` }
-  }
-  if (block.type === "audio" && !ProtocolVersion.hasToolAnnotations(version)) {
-    return { type: "text", text: `[audio content (${block.mimeType}) not supported by protocol ${version}]` }
-  }
-  return block
-}
-
 const shapeFor = (result: CallToolResult, version: ProtocolVersion.ProtocolVersion): CallToolResult => {
   if (ProtocolVersion.hasStructuredContent(version)) return result
-  const content = result.content.map((block) => downgrade(block, version))
+  const content = result.content.map((block) => downgradeContent(block, version))
   return {
     content,
     ...(result.isError === true ? { isError: true } : {}),

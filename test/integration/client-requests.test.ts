@@ -88,3 +88,36 @@ describe("requests to the client, with the SDK client", () => {
       assert.deepStrictEqual(roots, [{ uri: "file:///tmp/project", name: "project" }])
     }))
 })
+
+describe("prompts, with the SDK client", () => {
+  it("lists and gets a prompt; the SDK validates both results", () =>
+    withClient({}, async (client) => {
+      assert.deepInclude(client.getServerCapabilities() ?? {}, { prompts: { listChanged: true } })
+      const { prompts } = await client.listPrompts()
+      assert.deepStrictEqual(prompts, [
+        {
+          name: "fixture_brief",
+          title: "Write a brief",
+          description: "Asks for a short brief on a topic.",
+          arguments: [
+            { name: "topic", description: "What the brief is about", required: true },
+            { name: "length", description: "How long, in words" }
+          ]
+        }
+      ])
+      const result = await client.getPrompt({ name: "fixture_brief", arguments: { topic: "pipes", length: "50" } })
+      assert.deepStrictEqual(result, {
+        description: "A brief on pipes",
+        messages: [
+          { role: "user", content: { type: "text", text: "Write a brief on pipes in about 50 words." } },
+          { role: "assistant", content: { type: "image", data: "aGk=", mimeType: "image/png" } }
+        ]
+      })
+      const missing = await client.getPrompt({ name: "fixture_brief", arguments: {} }).then(
+        () => "answered",
+        (error: unknown) => String(error)
+      )
+      assert.include(missing, "-32602")
+      assert.include(missing, "Missing required key")
+    }))
+})

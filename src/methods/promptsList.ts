@@ -1,0 +1,36 @@
+/**
+ * `prompts/list`: the registered prompts, paginated, each entry serialized
+ * once per protocol era.
+ *
+ * @since 0.1.0
+ */
+import * as Effect from "effect/Effect"
+import { Kernel } from "../Kernel.ts"
+import { PaginatedParams } from "../McpSchema.ts"
+import * as Method from "../Method.ts"
+import { RequestContext } from "../RequestContext.ts"
+
+/**
+ * Answers one page of prompts; an unknown cursor is −32602.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import { promptsList } from "effect-mcp-runtime/methods/promptsList"
+ *
+ * promptsList.decode({})._tag // => "Success"
+ * promptsList.decode({ cursor: 1 })._tag // => "Failure"
+ * ```
+ *
+ * @category constants
+ * @since 0.1.0
+ */
+export const promptsList = Method.request("prompts/list", {
+  params: PaginatedParams,
+  handler: Effect.fnUntraced(function* (params) {
+    const kernel = yield* Kernel
+    const request = yield* RequestContext
+    const page = yield* kernel.promptsPage(request.protocolVersion, params.cursor)
+    return new Method.RawJson(page)
+  })
+})

@@ -1,0 +1,250 @@
+/**
+ * Prompts through the real codec (in-memory transport): registration rules,
+ * `prompts/list` per protocol revision and paginated, `prompts/get` with
+ * required and optional arguments, every message content kind, and errors.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
+import * as Capability from "../src/Capability.ts"
+import * as Kernel from "../src/Kernel.ts"
+import * as Prompt from "../src/Prompt.ts"
+import * as Tool from "../src/Tool.ts"
+import { start } from "./support/memory.ts"
+
+const simple = Prompt.make("simple", { description: "A prompt without arguments." }).pipe(
+  Prompt.handle(() => Effect.succeed("Say something simple."))
+)
+
+const greet = Prompt.make("greet", {
+  title: "Greeting",
+  description: "Greets someone.",
+  arguments: Schema.Struct({
+    name: Schema.String.annotate({ description: "Who to greet" }),
+    style: Schema.optionalKey(Schema.Literals(["formal", "casual"]))
+  })
+}).pipe(
+  Prompt.handle(({ name, style }) =>
+    Effect.succeed({
+      description: `A ${style ?? "plain"} greeting`,
+      messages: [Prompt.user(`Greet ${name}${style === undefined ? "" : ` in a ${style} way`}.`)]
+    })
+  )
+)
+
+const rich = Prompt.make("rich", { description: "Every kind of content." }).pipe(
+  Prompt.handle(() =>
+    Effect.succeed([
+      Prompt.user("Look at these:"),
+      Prompt.user(Tool.image("aGk=", "image/png")),
+      Prompt.user(Tool.audio("aGk=", "audio/wav")),
+      Prompt.assistant(Tool.resource({ uri: "file:///notes.md", text: "# Notes", mimeType: "text/markdown" }))
+    ])
+  )
+)
+
+const failing = Prompt.make("failing", {
+  description: "Fails with a typed error.",
+  arguments: Schema.Struct({ topic: Schema.String })
+}).pipe(
+  Prompt.handle(({ topic }) =>
+    Effect.fail(new Tool.ToolError({ message: `No notes about ${topic}`, suggestion: "Call notes_list first." }))
+  )
+)
+
+const boom = Prompt.make("boom", { description: "Dies." }).pipe(Prompt.handle(() => Effect.die(new Error("kaboom"))))
+
+const Prompts = Capability.make(
+  { id: "p", description: "prompts", version: "1.0.0" },
+  Effect.succeed({ prompts: [simple, greet, rich, failing, boom] })
+)
+
+const setup = (protocolVersion = "2025-11-25", pageSize?: number) =>
+  Effect.gen(function* () {
+    const client = yield* start(Prompts, pageSize === undefined ? {} : { pageSize })
+    const init = yield* client.initialize(protocolVersion)
+    return { client, init }
+  })
+
+describe("prompts/list", () => {
+  it.effect("lists every prompt with its arguments; initialize advertises prompts", () =>
+    Effect.gen(function* () {
+      const { client, init } = yield* setup()
+      assert.deepStrictEqual(init.result.capabilities, { logging: {}, prompts: { listChanged: true } })
+      const list = yield* client.request("prompts/list")
+      const byName = Object.fromEntries(list.result.prompts.map((p: any) => [p.name, p]))
+      assert.deepStrictEqual(Object.keys(byName), ["p_simple", "p_greet", "p_rich", "p_failing", "p_boom"])
+      assert.deepStrictEqual(byName.p_simple, { name: "p_simple", description: "A prompt without arguments." })
+      assert.deepStrictEqual(byName.p_greet, {
+        name: "p_greet",
+        title: "Greeting",
+        description: "Greets someone.",
+        arguments: [{ name: "name", description: "Who to greet", required: true }, { name: "style" }]
+      })
+      assert.isUndefined(list.result.nextCursor)
+    })
+  )
+
+  it.effect("no title before 2025-06-18; pages follow nextCursor; a bad cursor is -32602", () =>
+    Effect.gen(function* () {
+      const { client } = yield* setup("2025-03-26", 2)
+      const names: Array<string> = []
+      let cursor: string | undefined
+      do {
+        const page = yield* client.request("prompts/list", cursor === undefined ? {} : { cursor })
+        for (const prompt of page.result.prompts) {
+          names.push(prompt.name)
+          assert.isUndefined(prompt.title)
+        }
+        cursor = page.result.nextCursor
+      } while (cursor !== undefined)
+      assert.deepStrictEqual(names, ["p_simple", "p_greet", "p_rich", "p_failing", "p_boom"])
+      const bad = yield* client.request("prompts/list", { cursor: "nope" })
+      assert.strictEqual(bad.error.code, -32602)
+      assert.include(bad.error.message, "prompts/list")
+    })
+  )
+})
+
+describe("prompts/get", () => {
+  it.effect("required and optional arguments; a string reply is one user message", () =>
+    Effect.gen(function* () {
+      const { client } = yield* setup()
+      const plain = yield* client.request("prompts/get", { name: "p_greet", arguments: { name: "Ada" } })
+      assert.deepStrictEqual(plain.result, {
+        description: "A plain greeting",
+        messages: [{ role: "user", content: { type: "text", text: "Greet Ada." } }]
+      })
+      const styled = yield* client.request("prompts/get", {
+        name: "p_greet",
+        arguments: { name: "Ada", style: "formal" }
+      })
+      assert.strictEqual(styled.result.messages[0].content.text, "Greet Ada in a formal way.")
+      const simpleReply = yield* client.request("prompts/get", { name: "p_simple" })
+      assert.deepStrictEqual(simpleReply.result, {
+        messages: [{ role: "user", content: { type: "text", text: "Say something simple." } }]
+      })
+    })
+  )
+
+  it.effect("a missing, unknown or invalid argument is -32602 naming each problem", () =>
+    Effect.gen(function* () {
+      const { client } = yield* setup()
+      const missing = yield* client.request("prompts/get", { name: "p_greet", arguments: { style: "loud" } })
+      assert.strictEqual(missing.error.code, -32602)
+      assert.include(missing.error.message, "Invalid arguments for prompt p_greet")
+      assert.include(missing.error.message, "- name: Missing required key")
+      assert.include(missing.error.message, "- style:")
+      const extra = yield* client.request("prompts/get", { name: "p_simple", arguments: { x: "1" } })
+      assert.strictEqual(extra.error.code, -32602)
+      assert.include(extra.error.message, "- x: Unexpected key")
+      const notStrings = yield* client.request("prompts/get", { name: "p_greet", arguments: { name: 3 } })
+      assert.strictEqual(notStrings.error.code, -32602)
+      const unknown = yield* client.request("prompts/get", { name: "p_nope" })
+      assert.strictEqual(unknown.error.code, -32602)
+      assert.include(unknown.error.message, "Unknown prompt: p_nope. Call prompts/list")
+    })
+  )
+
+  it.effect("image, audio and embedded resources; audio becomes text for 2024-11-05", () =>
+    Effect.gen(function* () {
+      const latest = yield* setup()
+      const result = (yield* latest.client.request("prompts/get", { name: "p_rich" })).result
+      assert.deepStrictEqual(
+        result.messages.map((m: any) => [m.role, m.content.type]),
+        [
+          ["user", "text"],
+          ["user", "image"],
+          ["user", "audio"],
+          ["assistant", "resource"]
+        ]
+      )
+      assert.deepStrictEqual(result.messages[3].content.resource, {
+        uri: "file:///notes.md",
+        text: "# Notes",
+        mimeType: "text/markdown"
+      })
+      const old = yield* setup("2024-11-05")
+      const downgraded = (yield* old.client.request("prompts/get", { name: "p_rich" })).result
+      assert.deepStrictEqual(downgraded.messages[2].content, {
+        type: "text",
+        text: "[audio content (audio/wav) not supported by protocol 2024-11-05]"
+      })
+    })
+  )
+
+  it.effect("a typed failure is -32602 with its message and suggestion; a defect is -32603", () =>
+    Effect.gen(function* () {
+      const { client } = yield* setup()
+      const failed = yield* client.request("prompts/get", { name: "p_failing", arguments: { topic: "cats" } })
+      assert.strictEqual(failed.error.code, -32602)
+      assert.strictEqual(failed.error.message, "No notes about cats\nSuggestion: Call notes_list first.")
+      const died = yield* client.request("prompts/get", { name: "p_boom" })
+      assert.strictEqual(died.error.code, -32603)
+      assert.isString(died.error.data.correlationId)
+    })
+  )
+})
+
+describe("prompt registration", () => {
+  const build = (layer: Layer.Layer<never, any, Kernel.Kernel>) =>
+    Effect.exit(Layer.build(layer.pipe(Layer.provide(Kernel.layer()))))
+
+  it.effect("prefixed, invalid and duplicate names, and non-string arguments, fail at startup", () =>
+    Effect.gen(function* () {
+      const prompt = (name: string) =>
+        Prompt.make(name, { description: "x" }).pipe(Prompt.handle(() => Effect.succeed("x")))
+      const cases: Array<[Layer.Layer<never, any, Kernel.Kernel>, string]> = [
+        [
+          Capability.make({ id: "a", description: "", version: "1" }, Effect.succeed({ prompts: [prompt("a_x")] })),
+          "PrefixedName"
+        ],
+        [
+          Capability.make(
+            { id: "a", description: "", version: "1" },
+            Effect.succeed({ prompts: [prompt("bad name")] })
+          ),
+          "InvalidName"
+        ],
+        [
+          Capability.make(
+            { id: "a", description: "", version: "1" },
+            Effect.succeed({ prompts: [prompt("x"), prompt("x")] })
+          ),
+          "DuplicateName"
+        ],
+        [
+          Capability.make(
+            { id: "a", description: "", version: "1" },
+            Effect.succeed({
+              prompts: [
+                Prompt.make("n", { description: "x", arguments: Schema.Struct({ n: Schema.Number }) as any }).pipe(
+                  Prompt.handle(() => Effect.succeed("x"))
+                )
+              ]
+            })
+          ),
+          'argument "n" must be a string'
+        ]
+      ]
+      for (const [layer, expected] of cases) {
+        const exit = yield* build(layer)
+        assert.isTrue(Exit.isFailure(exit), expected)
+        assert.include(String(exit), expected)
+      }
+      // A capability registers all or nothing: its tools are not left behind when a prompt fails.
+      const kernel = yield* Kernel.make()
+      const tool = Tool.make("t", { description: "x" }).pipe(Tool.handle(() => Effect.succeed("x")))
+      const failed = yield* Effect.exit(
+        kernel.registerCapability({ id: "b", description: "", version: "1" }, [tool], yield* Effect.context<any>(), [
+          prompt("b_prefixed")
+        ])
+      )
+      assert.isTrue(Exit.isFailure(failed))
+      assert.strictEqual(kernel.toolCount(), 0)
+      assert.strictEqual(kernel.promptCount(), 0)
+    })
+  )
+})
