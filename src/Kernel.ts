@@ -462,7 +462,7 @@ export class Kernel extends Context.Service<
  * @since 0.1.0
  */
 export interface Options {
-  /** Tools per `tools/list` page (default 1000). */
+  /** Entries per `tools/list` and `prompts/list` page (default 1000). */
   readonly pageSize?: number | undefined
 }
 
@@ -634,7 +634,7 @@ export const make = Effect.fnUntraced(function* (options: Options = {}) {
       invalidate()
       summaries.push({ ...info, tools: result.map((t) => t.name), prompts: compiledPrompts.map((p) => p.name) })
       return Effect.andThen(
-        PubSub.publish(changes, "tools"),
+        result.length === 0 ? Effect.void : Effect.asVoid(PubSub.publish(changes, "tools")),
         compiledPrompts.length === 0 ? Effect.void : Effect.asVoid(PubSub.publish(changes, "prompts"))
       )
     })

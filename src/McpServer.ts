@@ -379,7 +379,7 @@ export const serve = <const Methods extends ReadonlyArray<Method.Any> = typeof d
       ): Effect.Effect<string> => {
         const failure = Cause.findErrorOption(cause)
         if (Option.isSome(failure) && isMcpError(failure.value) && !Cause.hasDies(cause)) {
-          record.outcome = "error"
+          record.outcome = failure.value._tag === "InternalError" ? "internal_error" : "error"
           return Effect.succeed(errorLine(id, failure.value))
         }
         record.outcome = "internal_error"

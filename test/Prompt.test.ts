@@ -56,9 +56,14 @@ const failing = Prompt.make("failing", {
 
 const boom = Prompt.make("boom", { description: "Dies." }).pipe(Prompt.handle(() => Effect.die(new Error("kaboom"))))
 
+class NoMessage extends Schema.TaggedError<NoMessage>()("NoMessage", {}) {}
+const silent = Prompt.make("silent", { description: "Fails without a message." }).pipe(
+  Prompt.handle(() => Effect.fail(new NoMessage()))
+)
+
 const Prompts = Capability.make(
   { id: "p", description: "prompts", version: "1.0.0" },
-  Effect.succeed({ prompts: [simple, greet, rich, failing, boom] })
+  Effect.succeed({ prompts: [simple, greet, rich, failing, boom, silent] })
 )
 
 const setup = (protocolVersion = "2025-11-25", pageSize?: number) =>
@@ -75,7 +80,7 @@ describe("prompts/list", () => {
       assert.deepStrictEqual(init.result.capabilities, { logging: {}, prompts: { listChanged: true } })
       const list = yield* client.request("prompts/list")
       const byName = Object.fromEntries(list.result.prompts.map((p: any) => [p.name, p]))
-      assert.deepStrictEqual(Object.keys(byName), ["p_simple", "p_greet", "p_rich", "p_failing", "p_boom"])
+      assert.deepStrictEqual(Object.keys(byName), ["p_simple", "p_greet", "p_rich", "p_failing", "p_boom", "p_silent"])
       assert.deepStrictEqual(byName.p_simple, { name: "p_simple", description: "A prompt without arguments." })
       assert.deepStrictEqual(byName.p_greet, {
         name: "p_greet",
@@ -100,7 +105,7 @@ describe("prompts/list", () => {
         }
         cursor = page.result.nextCursor
       } while (cursor !== undefined)
-      assert.deepStrictEqual(names, ["p_simple", "p_greet", "p_rich", "p_failing", "p_boom"])
+      assert.deepStrictEqual(names, ["p_simple", "p_greet", "p_rich", "p_failing", "p_boom", "p_silent"])
       const bad = yield* client.request("prompts/list", { cursor: "nope" })
       assert.strictEqual(bad.error.code, -32602)
       assert.include(bad.error.message, "prompts/list")
@@ -181,6 +186,8 @@ describe("prompts/get", () => {
       const failed = yield* client.request("prompts/get", { name: "p_failing", arguments: { topic: "cats" } })
       assert.strictEqual(failed.error.code, -32602)
       assert.strictEqual(failed.error.message, "No notes about cats\nSuggestion: Call notes_list first.")
+      const silentFailure = yield* client.request("prompts/get", { name: "p_silent" })
+      assert.deepStrictEqual([silentFailure.error.code, silentFailure.error.message], [-32602, "NoMessage"])
       const died = yield* client.request("prompts/get", { name: "p_boom" })
       assert.strictEqual(died.error.code, -32603)
       assert.isString(died.error.data.correlationId)
@@ -227,6 +234,20 @@ describe("prompt registration", () => {
             })
           ),
           'argument "n" must be a string'
+        ],
+        [
+          Capability.make(
+            { id: "a", description: "", version: "1" },
+            Effect.succeed({
+              prompts: [
+                Prompt.make("r", {
+                  description: "x",
+                  arguments: Schema.Record(Schema.String, Schema.String) as any
+                }).pipe(Prompt.handle(() => Effect.succeed("x")))
+              ]
+            })
+          ),
+          "must be a Schema.Struct of strings"
         ]
       ]
       for (const [layer, expected] of cases) {

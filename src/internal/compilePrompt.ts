@@ -47,9 +47,14 @@ const argumentsOf = (schema: Prompt.ArgumentsSchema): Array<Argument> | SchemaPr
   if (typeof top.$ref === "string") {
     top = (document.definitions[top.$ref.replace(/^#\/\$defs\//, "")] ?? top) as Record<string, unknown>
   }
-  // An empty Struct: no arguments.
-  if (top.type === undefined && top.properties === undefined) return []
-  if (top.type !== "object") return new SchemaProblem("the arguments Schema must be a Schema.Struct of strings")
+  // An empty Struct (any non-null value): no arguments.
+  if (top.type === undefined && Object.keys(top).length === 1 && JSON.stringify(top.not) === '{"type":"null"}') {
+    return []
+  }
+  // A struct has named properties; a record or a union of structs does not.
+  if (top.type !== "object" || typeof top.properties !== "object" || top.properties === null) {
+    return new SchemaProblem("the arguments Schema must be a Schema.Struct of strings")
+  }
   const required = new Set(Array.isArray(top.required) ? (top.required as Array<string>) : [])
   const result: Array<Argument> = []
   for (const [name, property] of Object.entries((top.properties ?? {}) as Record<string, Record<string, unknown>>)) {
@@ -140,8 +145,21 @@ export const compilePrompt = (
           const failure = Cause.findErrorOption(cause)
           // A typed failure is about the arguments: −32602 with its message.
           if (failure._tag === "Some" && !Cause.hasDies(cause) && !Cause.hasInterruptsOnly(cause)) {
-            const error = failure.value as { message?: unknown; suggestion?: unknown }
-            const message = typeof error.message === "string" ? error.message : String(failure.value)
+            const value = failure.value
+            const error = (typeof value === "object" && value !== null ? value : {}) as {
+              message?: unknown
+              suggestion?: unknown
+              _tag?: unknown
+            }
+            // Its message, else its tag, else the value itself.
+            const message =
+              typeof error.message === "string" && error.message.length > 0
+                ? error.message
+                : typeof error._tag === "string"
+                  ? error._tag
+                  : typeof value === "object" && value !== null
+                    ? JSON.stringify(value)
+                    : String(value)
             return Effect.fail(
               new InvalidParams({
                 message: typeof error.suggestion === "string" ? `${message}\nSuggestion: ${error.suggestion}` : message,
