@@ -437,6 +437,8 @@ export class Kernel extends Context.Service<
     readonly prompt: (publicName: string) => CompiledPrompt | undefined
     /** The number of registered prompts. */
     readonly promptCount: () => number
+    /** Whether any prompt has argument completers (the `completions` capability). */
+    readonly completes: () => boolean
     /** One page of `prompts/list`, serialized, for a protocol version and cursor. */
     readonly promptsPage: (version: ProtocolVersion, cursor: string | undefined) => Effect.Effect<string, InvalidParams>
     /** The registered capabilities, in registration order. */
@@ -694,6 +696,10 @@ export const make = Effect.fnUntraced(function* (options: Options = {}) {
     toolsPage,
     prompt: (name) => prompts.get(name),
     promptCount: () => promptOrder.length,
+    completes: () => {
+      for (const prompt of prompts.values()) if (prompt.completes) return true
+      return false
+    },
     promptsPage,
     capabilities: () => summaries,
     changes

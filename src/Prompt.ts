@@ -177,7 +177,32 @@ export type Reply =
 export interface Handled<R = never> {
   readonly prompt: Prompt<string, ArgumentsSchema>
   readonly handler: (args: any) => Effect.Effect<Reply, unknown, R>
+  /** Completers of argument values, by argument name (see {@link completions}). */
+  readonly completions?: { readonly [argument: string]: Completer<R> } | undefined
 }
+
+/**
+ * Suggests values for one argument while the user types it
+ * (`completion/complete`): it gets what was typed so far and the arguments
+ * already filled in, and returns candidates (the runtime sends at most 100).
+ *
+ * **Example**
+ *
+ * ```ts
+ * import * as Effect from "effect/Effect"
+ * import type * as Prompt from "effect-mcp-runtime/Prompt"
+ *
+ * const languages: Prompt.Completer = (value) =>
+ *   Effect.succeed(["english", "french", "german"].filter((language) => language.startsWith(value)))
+ * ```
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export type Completer<R = never> = (
+  value: string,
+  context: { readonly arguments: { readonly [name: string]: string } }
+) => Effect.Effect<ReadonlyArray<string>, never, R>
 
 const Proto = {
   [TypeId]: TypeId,
@@ -299,3 +324,37 @@ export const assistant = (content: string | ContentBlock): Message => ({
   role: "assistant",
   content: typeof content === "string" ? { type: "text", text: content } : content
 })
+
+/**
+ * Attaches completers to a handled prompt's arguments, by name; the server
+ * then advertises the `completions` capability and answers
+ * `completion/complete` for them. Dual.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import * as Effect from "effect/Effect"
+ * import * as Schema from "effect/Schema"
+ * import * as Prompt from "effect-mcp-runtime/Prompt"
+ *
+ * const translate = Prompt.make("translate", {
+ *   description: "Asks for a translation.",
+ *   arguments: Schema.Struct({ text: Schema.String, language: Schema.String })
+ * }).pipe(
+ *   Prompt.handle(({ language, text }) => Effect.succeed(`Translate into ${language}:\n\n${text}`)),
+ *   Prompt.completions({
+ *     language: (value) => Effect.succeed(["english", "french"].filter((l) => l.startsWith(value)))
+ *   })
+ * )
+ * ```
+ *
+ * @category combinators
+ * @since 0.1.0
+ */
+export const completions: {
+  <R2>(completers: { readonly [argument: string]: Completer<R2> }): <R>(self: Handled<R>) => Handled<R | R2>
+  <R, R2>(self: Handled<R>, completers: { readonly [argument: string]: Completer<R2> }): Handled<R | R2>
+} = dual(2, <R, R2>(self: Handled<R>, completers: { readonly [argument: string]: Completer<R2> }): Handled<R | R2> => ({
+  ...self,
+  completions: { ...self.completions, ...completers } as { readonly [argument: string]: Completer<R | R2> }
+}))

@@ -12,7 +12,7 @@ import * as Capability from "../src/Capability.ts"
 import * as Kernel from "../src/Kernel.ts"
 import * as Prompt from "../src/Prompt.ts"
 import * as Tool from "../src/Tool.ts"
-import { start } from "./support/memory.ts"
+import { start, type TestClient } from "./support/memory.ts"
 
 const simple = Prompt.make("simple", { description: "A prompt without arguments." }).pipe(
   Prompt.handle(() => Effect.succeed("Say something simple."))
@@ -61,9 +61,26 @@ const silent = Prompt.make("silent", { description: "Fails without a message." }
   Prompt.handle(() => Effect.fail(new NoMessage()))
 )
 
+const languages = Array.from({ length: 150 }, (_, i) => `lang-${String(i).padStart(3, "0")}`)
+const translate = Prompt.make("translate", {
+  description: "Asks for a translation.",
+  arguments: Schema.Struct({ text: Schema.String, language: Schema.String, tone: Schema.optionalKey(Schema.String) })
+}).pipe(
+  Prompt.handle(({ language, text }) => Effect.succeed(`Translate into ${language}:\n\n${text}`)),
+  Prompt.completions({
+    language: (value) => Effect.succeed(languages.filter((language) => language.startsWith(value))),
+    // Suggestions that depend on the arguments already filled in.
+    tone: (value, { arguments: given }) =>
+      Effect.succeed(
+        (given.language === "lang-000" ? ["formal", "friendly"] : ["neutral"]).filter((t) => t.startsWith(value))
+      ),
+    text: () => Effect.die(new Error("completer bug"))
+  })
+)
+
 const Prompts = Capability.make(
   { id: "p", description: "prompts", version: "1.0.0" },
-  Effect.succeed({ prompts: [simple, greet, rich, failing, boom, silent] })
+  Effect.succeed({ prompts: [simple, greet, rich, failing, boom, silent, translate] })
 )
 
 const setup = (protocolVersion = "2025-11-25", pageSize?: number) =>
@@ -77,10 +94,22 @@ describe("prompts/list", () => {
   it.effect("lists every prompt with its arguments; initialize advertises prompts", () =>
     Effect.gen(function* () {
       const { client, init } = yield* setup()
-      assert.deepStrictEqual(init.result.capabilities, { logging: {}, prompts: { listChanged: true } })
+      assert.deepStrictEqual(init.result.capabilities, {
+        completions: {},
+        logging: {},
+        prompts: { listChanged: true }
+      })
       const list = yield* client.request("prompts/list")
       const byName = Object.fromEntries(list.result.prompts.map((p: any) => [p.name, p]))
-      assert.deepStrictEqual(Object.keys(byName), ["p_simple", "p_greet", "p_rich", "p_failing", "p_boom", "p_silent"])
+      assert.deepStrictEqual(Object.keys(byName), [
+        "p_simple",
+        "p_greet",
+        "p_rich",
+        "p_failing",
+        "p_boom",
+        "p_silent",
+        "p_translate"
+      ])
       assert.deepStrictEqual(byName.p_simple, { name: "p_simple", description: "A prompt without arguments." })
       assert.deepStrictEqual(byName.p_greet, {
         name: "p_greet",
@@ -105,7 +134,7 @@ describe("prompts/list", () => {
         }
         cursor = page.result.nextCursor
       } while (cursor !== undefined)
-      assert.deepStrictEqual(names, ["p_simple", "p_greet", "p_rich", "p_failing", "p_boom", "p_silent"])
+      assert.deepStrictEqual(names, ["p_simple", "p_greet", "p_rich", "p_failing", "p_boom", "p_silent", "p_translate"])
       const bad = yield* client.request("prompts/list", { cursor: "nope" })
       assert.strictEqual(bad.error.code, -32602)
       assert.include(bad.error.message, "prompts/list")
@@ -266,6 +295,65 @@ describe("prompt registration", () => {
       assert.isTrue(Exit.isFailure(failed))
       assert.strictEqual(kernel.toolCount(), 0)
       assert.strictEqual(kernel.promptCount(), 0)
+    })
+  )
+})
+
+describe("completion/complete", () => {
+  const complete = (
+    client: TestClient,
+    name: string,
+    argument: string,
+    value: string,
+    context?: Record<string, string>
+  ): Effect.Effect<any> =>
+    client.request("completion/complete", {
+      ref: { type: "ref/prompt", name },
+      argument: { name: argument, value },
+      ...(context === undefined ? {} : { context: { arguments: context } })
+    })
+
+  it.effect("suggests values, at most 100 with the total, using the arguments already given", () =>
+    Effect.gen(function* () {
+      const { client } = yield* setup()
+      const few = yield* complete(client, "p_translate", "language", "lang-14")
+      assert.deepStrictEqual(few.result, {
+        completion: { values: Array.from({ length: 10 }, (_, i) => `lang-14${i}`) }
+      })
+      const many = yield* complete(client, "p_translate", "language", "")
+      assert.strictEqual(many.result.completion.values.length, 100)
+      assert.strictEqual(many.result.completion.total, 150)
+      assert.strictEqual(many.result.completion.hasMore, true)
+      const tone = yield* complete(client, "p_translate", "tone", "f", { language: "lang-000" })
+      assert.deepStrictEqual(tone.result.completion.values, ["formal", "friendly"])
+      const otherTone = yield* complete(client, "p_translate", "tone", "", { language: "lang-001" })
+      assert.deepStrictEqual(otherTone.result.completion.values, ["neutral"])
+      // An argument without a completer has no suggestions.
+      const none = yield* complete(client, "p_greet", "name", "A")
+      assert.deepStrictEqual(none.result, { completion: { values: [] } })
+    })
+  )
+
+  it.effect("unknown prompts and resource references are -32602; a completer's defect is -32603", () =>
+    Effect.gen(function* () {
+      const { client } = yield* setup()
+      const unknown = yield* complete(client, "p_nope", "x", "")
+      assert.strictEqual(unknown.error.code, -32602)
+      const resource = yield* client.request("completion/complete", {
+        ref: { type: "ref/resource", uri: "file:///{path}" },
+        argument: { name: "path", value: "" }
+      })
+      assert.strictEqual(resource.error.code, -32602)
+      assert.include(resource.error.message, "no resource templates")
+      const died = yield* complete(client, "p_translate", "text", "")
+      assert.strictEqual(died.error.code, -32603)
+    })
+  )
+
+  it.effect("the completions capability is advertised from 2025-03-26 on", () =>
+    Effect.gen(function* () {
+      const { init } = yield* setup("2024-11-05")
+      assert.isUndefined(init.result.capabilities.completions)
     })
   )
 })

@@ -31,7 +31,25 @@ export interface CompiledPrompt {
   /** The `prompts/list` entry per era, already serialized. */
   readonly listEntry: Readonly<Record<Era, string>>
   readonly get: (args: unknown, version: ProtocolVersion) => Effect.Effect<GetPromptResult, McpError, RequestContext>
+  /** Whether any argument has a completer. */
+  readonly completes: boolean
+  /** Candidates for an argument's value (at most 100, with the total when more). */
+  readonly complete: (
+    argument: string,
+    value: string,
+    context: { readonly [name: string]: string }
+  ) => Effect.Effect<Completion, McpError, RequestContext>
 }
+
+/** The `completion` of a `completion/complete` result. */
+export interface Completion {
+  readonly values: ReadonlyArray<string>
+  readonly total?: number
+  readonly hasMore?: boolean
+}
+
+/** The most values one completion result may carry. */
+export const maxCompletionValues = 100
 
 interface Argument {
   readonly name: string
@@ -182,5 +200,45 @@ export const compilePrompt = (
     ) as Effect.Effect<GetPromptResult, McpError, RequestContext>
   }
 
-  return { name: publicName, capability, listEntry, get }
+  const completers = handled.completions ?? {}
+  const complete = (
+    argument: string,
+    value: string,
+    context: { readonly [name: string]: string }
+  ): Effect.Effect<Completion, McpError, RequestContext> => {
+    const completer = Object.hasOwn(completers, argument) ? completers[argument] : undefined
+    // An argument without a completer (or unknown) has no suggestions.
+    if (completer === undefined) return Effect.succeed({ values: [] })
+    return Effect.suspend(() => completer(value, { arguments: context })).pipe(
+      Effect.updateContext(overlay),
+      Effect.map((values): Completion => {
+        const strings = values.filter((v) => typeof v === "string")
+        return strings.length <= maxCompletionValues
+          ? { values: strings }
+          : { values: strings.slice(0, maxCompletionValues), total: strings.length, hasMore: true }
+      }),
+      Effect.catchDefect((defect) =>
+        Effect.flatMap(Effect.service(RequestContext), (request) =>
+          Effect.andThen(
+            Effect.logError(`completion of prompt ${publicName} failed with a defect`, {
+              prompt: publicName,
+              argument,
+              correlation_id: request.correlationId,
+              cause: String(defect)
+            }),
+            Effect.fail(new InternalError({ correlationId: request.correlationId }))
+          )
+        )
+      )
+    ) as Effect.Effect<Completion, McpError, RequestContext>
+  }
+
+  return {
+    name: publicName,
+    capability,
+    listEntry,
+    get,
+    completes: Object.keys(completers).length > 0,
+    complete
+  }
 }

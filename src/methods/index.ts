@@ -11,6 +11,7 @@ import type { Kernel } from "../Kernel.ts"
 import type * as Method from "../Method.ts"
 import type { RequestContext } from "../RequestContext.ts"
 import type { Session } from "../Session.ts"
+import { completionComplete } from "./completionComplete.ts"
 import { initialize } from "./initialize.ts"
 import { loggingSetLevel } from "./loggingSetLevel.ts"
 import { cancelled, initialized, rootsListChanged } from "./notifications.ts"
@@ -29,7 +30,8 @@ import { toolsList } from "./toolsList.ts"
  * import { defaultMethods } from "effect-mcp-runtime/methods/index"
  *
  * defaultMethods.map((method) => method.name)
- * // => ["initialize", "ping", "tools/list", "tools/call", "prompts/list", "prompts/get", "logging/setLevel",
+ * // => ["initialize", "ping", "tools/list", "tools/call", "prompts/list", "prompts/get", "completion/complete",
+ * //     "logging/setLevel",
  * //     "notifications/initialized", "notifications/cancelled", "notifications/roots/list_changed"]
  * ```
  *
@@ -45,6 +47,7 @@ export const defaultMethods: ReadonlyArray<
   toolsCall,
   promptsList,
   promptsGet,
+  completionComplete,
   loggingSetLevel,
   initialized,
   cancelled,

@@ -44,6 +44,9 @@ export const initialize = Method.request("initialize", {
     const config = yield* ServerConfig
     const protocolVersion = ProtocolVersion.negotiate(params.protocolVersion)
     const capabilities: ServerCapabilities = {
+      // The completions capability exists from 2025-03-26 on (completion/complete
+      // is answered in every revision).
+      ...(kernel.completes() && ProtocolVersion.hasToolAnnotations(protocolVersion) ? { completions: {} } : {}),
       logging: {},
       ...(kernel.promptCount() > 0 ? { prompts: { listChanged: true } } : {}),
       ...(kernel.toolCount() > 0 ? { tools: { listChanged: true } } : {})

@@ -119,5 +119,12 @@ describe("prompts, with the SDK client", () => {
       )
       assert.include(missing, "-32602")
       assert.include(missing, "Missing required key")
+
+      assert.deepInclude(client.getServerCapabilities() ?? {}, { completions: {} })
+      const completed = await client.complete({
+        ref: { type: "ref/prompt", name: "fixture_brief" },
+        argument: { name: "topic", value: "p" }
+      })
+      assert.deepStrictEqual(completed.completion, { values: ["pipes", "pumps"] })
     }))
 })
