@@ -468,12 +468,15 @@ export interface Options {
   readonly pageSize?: number | undefined
 }
 
-const encodeCursor = (offset: number): string => btoa(`o:${offset}`)
+// A cursor names its list ("o" for tools, "p" for prompts), so one list's
+// cursor is never taken by another.
+type ListKind = "o" | "p"
+const encodeCursor = (kind: ListKind, offset: number): string => btoa(`${kind}:${offset}`)
 const base64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/
-const decodeCursor = (cursor: string): number | undefined => {
+const decodeCursor = (kind: ListKind, cursor: string): number | undefined => {
   if (cursor.length > 32 || !base64.test(cursor)) return undefined
-  const match = /^o:(\d{1,9})$/.exec(atob(cursor))
-  return match === null ? undefined : Number(match[1])
+  const match = /^([a-z]):(\d{1,9})$/.exec(atob(cursor))
+  return match === null || match[1] !== kind ? undefined : Number(match[2])
 }
 
 /**
@@ -522,7 +525,9 @@ export const make = Effect.fnUntraced(function* (options: Options = {}) {
         .map(entryOf)
         .join(",")
       const next =
-        offset + pageSize < names.length ? `,"nextCursor":${JSON.stringify(encodeCursor(offset + pageSize))}` : ""
+        offset + pageSize < names.length
+          ? `,"nextCursor":${JSON.stringify(encodeCursor(key === "tools" ? "o" : "p", offset + pageSize))}`
+          : ""
       result.push(`{"${key}":[${entries}]${next}}`)
     }
     return result
@@ -553,6 +558,13 @@ export const make = Effect.fnUntraced(function* (options: Options = {}) {
       }
       const result = compilePrompt(handled, publicName, capability, context)
       if (result instanceof SchemaProblem) return new InvalidToolSchema({ toolName: publicName, reason: result.reason })
+      const stray = Object.keys(handled.completions ?? {}).filter((key) => !result.arguments.includes(key))
+      if (stray.length > 0) {
+        return new InvalidToolSchema({
+          toolName: publicName,
+          reason: `completer for ${stray.map((key) => `"${key}"`).join(", ")}, which is not an argument of the prompt`
+        })
+      }
       compiled.push(result)
     }
     return compiled
@@ -664,7 +676,7 @@ export const make = Effect.fnUntraced(function* (options: Options = {}) {
     cursor: string | undefined
   ): Effect.Effect<string, InvalidParams> => {
     if (cursor === undefined) return Effect.succeed(eraPages[0]!)
-    const offset = decodeCursor(cursor)
+    const offset = decodeCursor(method === "tools/list" ? "o" : "p", cursor)
     const page = offset !== undefined && offset % pageSize === 0 ? eraPages[offset / pageSize] : undefined
     return page === undefined
       ? Effect.fail(

@@ -277,6 +277,20 @@ describe("prompt registration", () => {
             })
           ),
           "must be a Schema.Struct of strings"
+        ],
+        [
+          Capability.make(
+            { id: "a", description: "", version: "1" },
+            Effect.succeed({
+              prompts: [
+                Prompt.make("c", { description: "x", arguments: Schema.Struct({ language: Schema.String }) }).pipe(
+                  Prompt.handle(() => Effect.succeed("x")),
+                  Prompt.completions({ langauge: () => Effect.succeed([]) })
+                )
+              ]
+            })
+          ),
+          'completer for "langauge", which is not an argument of the prompt'
         ]
       ]
       for (const [layer, expected] of cases) {
@@ -284,6 +298,21 @@ describe("prompt registration", () => {
         assert.isTrue(Exit.isFailure(exit), expected)
         assert.include(String(exit), expected)
       }
+      // A string argument with an identifier (a reference to a definition) is a string.
+      const identified = yield* build(
+        Capability.make(
+          { id: "a", description: "", version: "1" },
+          Effect.succeed({
+            prompts: [
+              Prompt.make("i", {
+                description: "x",
+                arguments: Schema.Struct({ lang: Schema.String.annotate({ identifier: "Lang" }) })
+              }).pipe(Prompt.handle(() => Effect.succeed("x")))
+            ]
+          })
+        )
+      )
+      assert.isTrue(Exit.isSuccess(identified), String(identified))
       // A capability registers all or nothing: its tools are not left behind when a prompt fails.
       const kernel = yield* Kernel.make()
       const tool = Tool.make("t", { description: "x" }).pipe(Tool.handle(() => Effect.succeed("x")))
@@ -347,6 +376,14 @@ describe("completion/complete", () => {
       assert.include(resource.error.message, "no resource templates")
       const died = yield* complete(client, "p_translate", "text", "")
       assert.strictEqual(died.error.code, -32603)
+      const noSuchArgument = yield* complete(client, "p_translate", "langauge", "")
+      assert.strictEqual(noSuchArgument.error.code, -32602)
+      assert.include(noSuchArgument.error.message, 'has no argument "langauge"')
+      // A prompts/list cursor is not a tools/list cursor, and the other way round.
+      const paged = yield* setup("2025-11-25", 2)
+      const page = yield* paged.client.request("prompts/list")
+      const crossed = yield* paged.client.request("tools/list", { cursor: page.result.nextCursor })
+      assert.strictEqual(crossed.error.code, -32602)
     })
   )
 
@@ -354,6 +391,29 @@ describe("completion/complete", () => {
     Effect.gen(function* () {
       const { init } = yield* setup("2024-11-05")
       assert.isUndefined(init.result.capabilities.completions)
+    })
+  )
+})
+
+describe("a server without prompts", () => {
+  it.effect("does not offer prompts/list, prompts/get or completion/complete (-32601)", () =>
+    Effect.gen(function* () {
+      const tools = Capability.make(
+        { id: "t", description: "", version: "1" },
+        Effect.succeed({ tools: [Tool.make("x", { description: "x" }).pipe(Tool.handle(() => Effect.succeed("x")))] })
+      )
+      const client = yield* start(tools)
+      const init = yield* client.initialize()
+      assert.isUndefined(init.result.capabilities.prompts)
+      assert.isUndefined(init.result.capabilities.completions)
+      for (const [method, params] of [
+        ["prompts/list", {}],
+        ["prompts/get", { name: "x" }],
+        ["completion/complete", { ref: { type: "ref/prompt", name: "x" }, argument: { name: "a", value: "" } }]
+      ] as const) {
+        const response = yield* client.request(method, params)
+        assert.strictEqual(response.error.code, -32601, method)
+      }
     })
   )
 })

@@ -33,6 +33,8 @@ export interface CompiledPrompt {
   readonly get: (args: unknown, version: ProtocolVersion) => Effect.Effect<GetPromptResult, McpError, RequestContext>
   /** Whether any argument has a completer. */
   readonly completes: boolean
+  /** The argument names. */
+  readonly arguments: ReadonlyArray<string>
   /** Candidates for an argument's value (at most 100, with the total when more). */
   readonly complete: (
     argument: string,
@@ -75,7 +77,12 @@ const argumentsOf = (schema: Prompt.ArgumentsSchema): Array<Argument> | SchemaPr
   }
   const required = new Set(Array.isArray(top.required) ? (top.required as Array<string>) : [])
   const result: Array<Argument> = []
-  for (const [name, property] of Object.entries((top.properties ?? {}) as Record<string, Record<string, unknown>>)) {
+  for (const [name, raw] of Object.entries((top.properties ?? {}) as Record<string, Record<string, unknown>>)) {
+    // A field with an identifier is a reference to a definition.
+    const property =
+      typeof raw.$ref === "string"
+        ? { ...((document.definitions[raw.$ref.replace(/^#\/\$defs\//, "")] ?? {}) as Record<string, unknown>), ...raw }
+        : raw
     if (property.type !== "string") {
       return new SchemaProblem(`argument "${name}" must be a string (prompt arguments are strings on the wire)`)
     }
@@ -206,8 +213,18 @@ export const compilePrompt = (
     value: string,
     context: { readonly [name: string]: string }
   ): Effect.Effect<Completion, McpError, RequestContext> => {
+    if (!names.has(argument)) {
+      return Effect.fail(
+        new InvalidParams({
+          message:
+            `Prompt ${publicName} has no argument ${JSON.stringify(argument)}. ` +
+            `Call prompts/list to see its arguments.`,
+          data: { prompt: publicName, argument }
+        })
+      )
+    }
     const completer = Object.hasOwn(completers, argument) ? completers[argument] : undefined
-    // An argument without a completer (or unknown) has no suggestions.
+    // An argument without a completer has no suggestions.
     if (completer === undefined) return Effect.succeed({ values: [] })
     return Effect.suspend(() => completer(value, { arguments: context })).pipe(
       Effect.updateContext(overlay),
@@ -224,7 +241,7 @@ export const compilePrompt = (
               prompt: publicName,
               argument,
               correlation_id: request.correlationId,
-              cause: String(defect)
+              cause: Cause.pretty(Cause.die(defect))
             }),
             Effect.fail(new InternalError({ correlationId: request.correlationId }))
           )
@@ -239,6 +256,7 @@ export const compilePrompt = (
     listEntry,
     get,
     completes: Object.keys(completers).length > 0,
+    arguments: args.map((arg) => arg.name),
     complete
   }
 }

@@ -7,7 +7,7 @@
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { Kernel } from "../Kernel.ts"
-import { InvalidParams } from "../McpError.ts"
+import { InvalidParams, MethodNotFound } from "../McpError.ts"
 import * as Method from "../Method.ts"
 import { RequestContext } from "../RequestContext.ts"
 
@@ -62,6 +62,8 @@ export const completionComplete = Method.request("completion/complete", {
   params: CompleteParams,
   handler: (params) =>
     Effect.flatMap(Effect.service(Kernel), (kernel) => {
+      // Only a server with completers offers completions.
+      if (!kernel.completes()) return Effect.fail(new MethodNotFound({ method: "completion/complete" }))
       const ref = params.ref
       if (ref.type === "ref/resource") {
         return Effect.fail(

@@ -6,7 +6,7 @@
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { Kernel } from "../Kernel.ts"
-import { InvalidParams } from "../McpError.ts"
+import { InvalidParams, MethodNotFound } from "../McpError.ts"
 import * as Method from "../Method.ts"
 import { RequestContext } from "../RequestContext.ts"
 
@@ -51,6 +51,8 @@ export const promptsGet = Method.request("prompts/get", {
   params: GetPromptParams,
   handler: (params) =>
     Effect.flatMap(Effect.service(Kernel), (kernel) => {
+      // Only a server with prompts offers them.
+      if (kernel.promptCount() === 0) return Effect.fail(new MethodNotFound({ method: "prompts/get" }))
       const prompt = kernel.prompt(params.name)
       if (prompt === undefined) {
         return Effect.fail(

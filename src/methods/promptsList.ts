@@ -6,6 +6,7 @@
  */
 import * as Effect from "effect/Effect"
 import { Kernel } from "../Kernel.ts"
+import { MethodNotFound } from "../McpError.ts"
 import { PaginatedParams } from "../McpSchema.ts"
 import * as Method from "../Method.ts"
 import { RequestContext } from "../RequestContext.ts"
@@ -29,6 +30,8 @@ export const promptsList = Method.request("prompts/list", {
   params: PaginatedParams,
   handler: Effect.fnUntraced(function* (params) {
     const kernel = yield* Kernel
+    // Only a server with prompts offers them.
+    if (kernel.promptCount() === 0) return yield* new MethodNotFound({ method: "prompts/list" })
     const request = yield* RequestContext
     const page = yield* kernel.promptsPage(request.protocolVersion, params.cursor)
     return new Method.RawJson(page)
