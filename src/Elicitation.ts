@@ -32,7 +32,7 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Schema from "effect/Schema"
 import { Client, ClientCapabilityMissing, ClientRequestFailed, type ClientError } from "./Client.ts"
-import { formatIssues } from "./internal/compileTool.ts"
+import { dereference, formatIssues, jsonSchemaRoot } from "./internal/compileTool.ts"
 import * as ProtocolVersion from "./ProtocolVersion.ts"
 
 /**
@@ -158,15 +158,11 @@ const fieldOf = (key: string, raw: Record<string, unknown>): Record<string, unkn
 // The elicitation form schema: a flat object of primitive fields. Anything
 // else is a programming error in the handler, reported as a defect.
 const requestedSchemaOf = (schema: FormSchema): Record<string, unknown> => {
-  const document = Schema.toJsonSchemaDocument(schema)
-  let top = document.schema as Record<string, unknown>
-  if (typeof top.$ref === "string") {
-    top = (document.definitions[top.$ref.replace(/^#\/\$defs\//, "")] ?? top) as Record<string, unknown>
-  }
+  const { definitions, root: top } = jsonSchemaRoot(schema)
   if (top.type !== "object") throw new Error("Elicitation.form needs a Schema.Struct")
   const properties = (top.properties ?? {}) as Record<string, Record<string, unknown>>
   const flat: Record<string, unknown> = {}
-  for (const [key, property] of Object.entries(properties)) flat[key] = fieldOf(key, property)
+  for (const [key, property] of Object.entries(properties)) flat[key] = fieldOf(key, dereference(property, definitions))
   return {
     type: "object",
     properties: flat,

@@ -684,8 +684,8 @@ export const serve = <const Methods extends ReadonlyArray<Method.Any> = typeof d
       let batches = 0
       const onBatch = (values: ReadonlyArray<unknown>, bytesIn: number): Effect.Effect<void> => {
         if (state.phase === "new" || !ProtocolVersion.acceptsBatches(state.protocolVersion)) {
-          const line = errorLine(
-            null,
+          return refuse(
+            bytesIn,
             new InvalidRequest({
               message:
                 state.phase === "new"
@@ -694,11 +694,9 @@ export const serve = <const Methods extends ReadonlyArray<Method.Any> = typeof d
                     `send one message per line`
             })
           )
-          return Effect.flatMap(rejected(undefined, null, bytesIn, line), send)
         }
         if (values.length === 0) {
-          const line = errorLine(null, new InvalidRequest({ message: "Invalid Request: empty batch" }))
-          return Effect.flatMap(rejected(undefined, null, bytesIn, line), send)
+          return refuse(bytesIn, new InvalidRequest({ message: "Invalid Request: empty batch" }))
         }
         const messages = values.map((value): Incoming => {
           const message = classify(value)
@@ -743,6 +741,10 @@ export const serve = <const Methods extends ReadonlyArray<Method.Any> = typeof d
         return Effect.forEach(immediate, (message) => answer(message), { discard: true })
       }
 
+      // Answers a message that never became a request (no id to answer), and logs it.
+      const refuse = (bytesIn: number, error: ParseError | InvalidRequest): Effect.Effect<void> =>
+        Effect.flatMap(rejected(undefined, null, bytesIn, errorLine(null, error)), send)
+
       const onFrame = (frame: Frame): Effect.Effect<void> => {
         switch (frame._tag) {
           case "Oversize": {
@@ -772,29 +774,13 @@ export const serve = <const Methods extends ReadonlyArray<Method.Any> = typeof d
             return Effect.flatMap(rejected(undefined, id, frame.bytes, line), send)
           }
           case "InvalidText":
-            return Effect.flatMap(
-              rejected(
-                undefined,
-                null,
-                frame.bytes,
-                errorLine(null, new ParseError({ message: "Parse error: the message is not valid UTF-8" }))
-              ),
-              send
-            )
+            return refuse(frame.bytes, new ParseError({ message: "Parse error: the message is not valid UTF-8" }))
           case "Message":
             break
         }
         const value = parseJson(frame.text)
         if (isNotJson(value)) {
-          return Effect.flatMap(
-            rejected(
-              undefined,
-              null,
-              frame.bytes,
-              errorLine(null, new ParseError({ message: "Parse error: the message is not valid JSON" }))
-            ),
-            send
-          )
+          return refuse(frame.bytes, new ParseError({ message: "Parse error: the message is not valid JSON" }))
         }
         if (Array.isArray(value)) return onBatch(value, frame.bytes)
         const message = classify(value)

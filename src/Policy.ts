@@ -34,7 +34,7 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
-import type { LoggingLevel } from "./McpSchema.ts"
+import { LoggingLevel } from "./McpSchema.ts"
 
 /**
  * Limits that can be set per tool and per capability.
@@ -258,17 +258,6 @@ export const limitsProblems = (limits: Limits, where: string): Array<string> => 
   return found
 }
 
-const logLevels: ReadonlyArray<string> = [
-  "debug",
-  "info",
-  "notice",
-  "warning",
-  "error",
-  "critical",
-  "alert",
-  "emergency"
-]
-
 /**
  * Every problem with some policy settings (empty when all is well).
  *
@@ -299,7 +288,7 @@ export const problems = (policy: PolicyShape): Array<string> => {
   if (policy.onOverload !== "queue" && policy.onOverload !== "reject") {
     at("onOverload", `must be "queue" or "reject": ${JSON.stringify(policy.onOverload)}`)
   }
-  if (!logLevels.includes(policy.clientLogLevel)) {
+  if (!Schema.is(LoggingLevel)(policy.clientLogLevel)) {
     at("clientLogLevel", `not a log level: ${JSON.stringify(policy.clientLogLevel)}`)
   }
   for (const [name, limits] of Object.entries(policy.tools)) found.push(...limitsProblems(limits, `tools.${name}`))
@@ -422,7 +411,7 @@ const toMillis = (input: Duration.Input): number => {
  * @category utils
  * @since 0.1.0
  */
-export const millis = (input: Duration.Input): number => toMillis(input)
+export const millis: (input: Duration.Input) => number = toMillis
 
 /**
  * Resolves the limits in force for a tool, following the precedence in the

@@ -15,7 +15,14 @@ import { InternalError, InvalidParams, type McpError } from "../McpError.ts"
 import type { Era, ProtocolVersion } from "../ProtocolVersion.ts"
 import type * as Prompt from "../Prompt.ts"
 import { RequestContext } from "../RequestContext.ts"
-import { capabilityOverlay, formatIssues, SchemaProblem } from "./compileTool.ts"
+import {
+  capabilityOverlay,
+  dereference,
+  formatIssues,
+  isEmptyStruct,
+  jsonSchemaRoot,
+  SchemaProblem
+} from "./compileTool.ts"
 import { downgradeContent } from "./content.ts"
 
 /** A `prompts/get` result. */
@@ -62,15 +69,9 @@ interface Argument {
 // The arguments as `prompts/list` describes them: the struct's fields, which
 // must all be strings.
 const argumentsOf = (schema: Prompt.ArgumentsSchema): Array<Argument> | SchemaProblem => {
-  const document = Schema.toJsonSchemaDocument(schema)
-  let top = document.schema as Record<string, unknown>
-  if (typeof top.$ref === "string") {
-    top = (document.definitions[top.$ref.replace(/^#\/\$defs\//, "")] ?? top) as Record<string, unknown>
-  }
+  const { definitions, root: top } = jsonSchemaRoot(schema)
   // An empty Struct (any non-null value): no arguments.
-  if (top.type === undefined && Object.keys(top).length === 1 && JSON.stringify(top.not) === '{"type":"null"}') {
-    return []
-  }
+  if (isEmptyStruct(top)) return []
   // A struct has named properties; a record or a union of structs does not.
   if (top.type !== "object" || typeof top.properties !== "object" || top.properties === null) {
     return new SchemaProblem("the arguments Schema must be a Schema.Struct of strings")
@@ -79,10 +80,7 @@ const argumentsOf = (schema: Prompt.ArgumentsSchema): Array<Argument> | SchemaPr
   const result: Array<Argument> = []
   for (const [name, raw] of Object.entries((top.properties ?? {}) as Record<string, Record<string, unknown>>)) {
     // A field with an identifier is a reference to a definition.
-    const property =
-      typeof raw.$ref === "string"
-        ? { ...((document.definitions[raw.$ref.replace(/^#\/\$defs\//, "")] ?? {}) as Record<string, unknown>), ...raw }
-        : raw
+    const property = dereference(raw, definitions)
     if (property.type !== "string") {
       return new SchemaProblem(`argument "${name}" must be a string (prompt arguments are strings on the wire)`)
     }

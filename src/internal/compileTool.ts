@@ -53,16 +53,41 @@ export class SchemaProblem {
 
 // MCP requires an object root. A non-recursive root is compiled inline rather
 // than as a definition; definitions go to `$defs` (JSON Schema 2020-12).
-const toJsonSchema = (schema: Schema.Top, which: "input" | "output"): JsonSchemaObject | SchemaProblem => {
-  const document = Schema.toJsonSchemaDocument(schema, { onExcessProperty: which === "input" ? "error" : "ignore" })
-  let top = document.schema as Record<string, unknown>
-  if (typeof top.$ref === "string") {
-    const name = top.$ref.replace(/^#\/\$defs\//, "")
-    const resolved = document.definitions[name]
-    if (resolved !== undefined) top = { ...(resolved as Record<string, unknown>) }
+/** A JSON Schema with its `$ref` (`#/$defs/<name>`) replaced by the definition it names, when there is one. */
+export const dereference = (
+  schema: Record<string, unknown>,
+  definitions: Readonly<Record<string, unknown>>
+): Record<string, unknown> => {
+  if (typeof schema.$ref !== "string") return schema
+  const resolved = definitions[schema.$ref.replace(/^#\/\$defs\//, "")]
+  if (resolved === undefined) return schema
+  // The reference's own keywords (a description next to the `$ref`) win.
+  const merged: Record<string, unknown> = { ...(resolved as Record<string, unknown>), ...schema }
+  delete merged.$ref
+  return merged
+}
+
+/** The JSON Schema of a Schema's root, dereferenced, and its definitions. */
+export const jsonSchemaRoot = (
+  schema: Schema.Top,
+  options?: { readonly onExcessProperty?: "error" | "ignore" }
+): { readonly root: Record<string, unknown>; readonly definitions: Readonly<Record<string, unknown>> } => {
+  const document = Schema.toJsonSchemaDocument(schema, options)
+  return {
+    root: dereference(document.schema as Record<string, unknown>, document.definitions),
+    definitions: document.definitions
   }
+}
+
+/** Whether a root JSON Schema is that of an empty Struct (any non-null value). */
+export const isEmptyStruct = (root: Record<string, unknown>): boolean =>
+  root.type === undefined && Object.keys(root).length === 1 && JSON.stringify(root.not) === '{"type":"null"}'
+
+const toJsonSchema = (schema: Schema.Top, which: "input" | "output"): JsonSchemaObject | SchemaProblem => {
+  const document = jsonSchemaRoot(schema, { onExcessProperty: which === "input" ? "error" : "ignore" })
+  const top = document.root
   // An empty Struct accepts any non-null value; as a tool schema it means "no arguments".
-  if (top.type === undefined && Object.keys(top).length === 1 && JSON.stringify(top.not) === '{"type":"null"}') {
+  if (isEmptyStruct(top)) {
     return { type: "object", properties: {}, additionalProperties: false }
   }
   if (top.type !== "object") {

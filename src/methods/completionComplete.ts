@@ -9,7 +9,7 @@ import * as Schema from "effect/Schema"
 import { Kernel } from "../Kernel.ts"
 import { InvalidParams, MethodNotFound } from "../McpError.ts"
 import * as Method from "../Method.ts"
-import { RequestContext } from "../RequestContext.ts"
+import { promptNamed } from "./promptsGet.ts"
 
 /**
  * The params of `completion/complete`.
@@ -73,22 +73,11 @@ export const completionComplete = Method.request("completion/complete", {
           })
         )
       }
-      const prompt = kernel.prompt(ref.name)
-      if (prompt === undefined) {
-        return Effect.fail(
-          new InvalidParams({
-            message: `Unknown prompt: ${ref.name}. Call prompts/list to see the available prompts.`,
-            data: { prompt: ref.name }
-          })
-        )
-      }
-      return Effect.flatMap(Effect.service(RequestContext), (request) => {
-        request.record.tool = prompt.name
-        request.record.capability = prompt.capability
-        return Effect.map(
-          prompt.complete(params.argument.name, params.argument.value, params.context?.arguments ?? {}),
-          (completion) => ({ completion })
-        )
-      })
+      return Effect.map(
+        Effect.flatMap(promptNamed(ref.name, "completion/complete"), (prompt) =>
+          prompt.complete(params.argument.name, params.argument.value, params.context?.arguments ?? {})
+        ),
+        (completion) => ({ completion })
+      )
     })
 })
