@@ -220,7 +220,12 @@ export const serve = <const Methods extends ReadonlyArray<Method.Any> = typeof d
       const session = Session.of({
         id: sessionId,
         state,
-        notify: (method, params) => send(notificationLine(method, params)),
+        // A notification sent while a request is served belongs to that request
+        // (HTTP puts it on the request's stream).
+        notify: (method, params) =>
+          Effect.flatMap(Effect.serviceOption(RequestContext), (request) =>
+            send(notificationLine(method, params), Option.isSome(request) ? request.value.requestId : undefined)
+          ),
         cancel: (id) =>
           Effect.sync(() => {
             // `initialize` runs inline and is never in the table, so it cannot be cancelled.
@@ -324,7 +329,12 @@ export const serve = <const Methods extends ReadonlyArray<Method.Any> = typeof d
                       new ClientGone({ method, message: "The connection closed before the client answered." })
                     )
             return Effect.andThen(
-              send(requestLine(id, method, jsonSafe(params))),
+              Effect.flatMap(Effect.serviceOption(RequestContext), (request) =>
+                send(
+                  requestLine(id, method, jsonSafe(params)),
+                  Option.isSome(request) ? request.value.requestId : undefined
+                )
+              ),
               Effect.callback<Record<string, unknown>, ClientRequestFailed | ClientGone>((resume) => {
                 if (waiting.answer !== undefined) return resume(outcome(waiting.answer))
                 waiting.resume = (answer) => resume(outcome(answer))
@@ -486,7 +496,7 @@ export const serve = <const Methods extends ReadonlyArray<Method.Any> = typeof d
                 withMessage: ProtocolVersion.hasToolAnnotations(state.protocolVersion),
                 now: () => Number(clock.monotonicTimeNanosUnsafe()) / 1e6,
                 send: (update) =>
-                  session.notify("notifications/progress", update as unknown as Record<string, unknown>),
+                  send(notificationLine("notifications/progress", update as unknown as Record<string, unknown>), id),
                 fork: runFork,
                 isOpen: () => !record.ended
               })
@@ -678,7 +688,7 @@ export const serve = <const Methods extends ReadonlyArray<Method.Any> = typeof d
       const respondTo = (message: Incoming, bytesIn?: number): Effect.Effect<void> =>
         Effect.flatMap(
           Effect.suspend(() => answer(message, bytesIn)),
-          (line) => (line === undefined ? Effect.void : send(line))
+          (line) => (line === undefined ? Effect.void : send(line, message._tag === "Request" ? message.id : undefined))
         )
 
       let batches = 0
@@ -712,12 +722,14 @@ export const serve = <const Methods extends ReadonlyArray<Method.Any> = typeof d
         // not behind the batch's requests (an answer a request waits on may
         // be in the same batch).
         const immediate: Array<Incoming> = []
+        let related: RequestId | undefined
         const entries = messages.map((message): Effect.Effect<string | undefined> => {
           if (message._tag === "Response" || message._tag === "Notification") {
             immediate.push(message)
             return Effect.succeed(undefined)
           }
           if (message._tag !== "Request") return Effect.suspend(() => answer(message))
+          related ??= message.id
           const key = requestKey(message.id)
           if (inFlight.has(key) || seen.has(key)) {
             return rejected(message.method, message.id, undefined, duplicateId(message.id))
@@ -734,7 +746,7 @@ export const serve = <const Methods extends ReadonlyArray<Method.Any> = typeof d
           Effect.forEach(entries, (entry) => entry).pipe(
             Effect.flatMap((lines) => {
               const responses = lines.filter((line): line is string => line !== undefined)
-              return responses.length === 0 ? Effect.void : send(`[${responses.join(",")}]`)
+              return responses.length === 0 ? Effect.void : send(`[${responses.join(",")}]`, related)
             })
           )
         )
@@ -771,14 +783,14 @@ export const serve = <const Methods extends ReadonlyArray<Method.Any> = typeof d
                   `${frame.limit} bytes; it was discarded`
               })
             )
-            return Effect.flatMap(rejected(undefined, id, frame.bytes, line), send)
+            return Effect.flatMap(rejected(undefined, id, frame.bytes, line), (line) => send(line, id ?? undefined))
           }
           case "InvalidText":
             return refuse(frame.bytes, new ParseError({ message: "Parse error: the message is not valid UTF-8" }))
           case "Message":
             break
         }
-        const value = parseJson(frame.text)
+        const value = "parsed" in frame ? frame.parsed : parseJson(frame.text)
         if (isNotJson(value)) {
           return refuse(frame.bytes, new ParseError({ message: "Parse error: the message is not valid JSON" }))
         }
@@ -788,7 +800,9 @@ export const serve = <const Methods extends ReadonlyArray<Method.Any> = typeof d
         if (requests.get(message.method)?.sequential === true) return respondTo(message, frame.bytes)
         const key = requestKey(message.id)
         if (inFlight.has(key)) {
-          return Effect.flatMap(rejected(message.method, message.id, frame.bytes, duplicateId(message.id)), send)
+          return Effect.flatMap(rejected(message.method, message.id, frame.bytes, duplicateId(message.id)), (line) =>
+            send(line, message.id)
+          )
         }
         fork(key, respondTo(message, frame.bytes))
         return Effect.void

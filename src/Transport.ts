@@ -16,6 +16,7 @@ import * as Pull from "effect/Pull"
 import * as Queue from "effect/Queue"
 import * as Stream from "effect/Stream"
 import { type Frame, LineFramer } from "./internal/LineFramer.ts"
+import type { RequestId } from "./McpSchema.ts"
 
 /**
  * One framed message, or the report of a line that could not be one: too long
@@ -74,8 +75,16 @@ export class Transport extends Context.Service<
   {
     /** Incoming messages, framed; ends when the peer closes its side. */
     readonly frames: Stream.Stream<Frame>
-    /** Sends one serialized JSON-RPC message (without the trailing newline). */
-    readonly send: (message: string) => Effect.Effect<void>
+    /**
+     * Sends one serialized JSON-RPC message (without the trailing newline).
+     *
+     * `related` is the id of the client request the message belongs to: the
+     * request a response answers (for a batch, one of its requests), or the
+     * request being served when a progress, log or elicitation message was
+     * sent. A transport with one stream (stdio) ignores it; Streamable HTTP
+     * uses it to put the message on that request's stream.
+     */
+    readonly send: (message: string, related?: RequestId) => Effect.Effect<void>
   }
 >()("effect-mcp-runtime/Transport") {}
 

@@ -18,6 +18,11 @@ export type Frame =
       readonly _tag: "Message"
       readonly text: string
       /** The line's size in bytes, without its line ending. */ readonly bytes: number
+      /**
+       * The message already parsed, when the transport had to parse it itself
+       * (HTTP reads the body to route it); the server then does not parse it again.
+       */
+      readonly parsed?: unknown
     }
   | {
       readonly _tag: "Oversize"
