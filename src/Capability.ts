@@ -40,6 +40,7 @@ import type { Progress } from "./Progress.ts"
 import type { RequestContext } from "./RequestContext.ts"
 import type { Session } from "./Session.ts"
 import type * as Prompt from "./Prompt.ts"
+import type * as Resource from "./Resource.ts"
 import type * as Tool from "./Tool.ts"
 
 /**
@@ -63,6 +64,7 @@ import type * as Tool from "./Tool.ts"
 export interface Contents<R> {
   readonly tools?: ReadonlyArray<Tool.Handled<R>> | undefined
   readonly prompts?: ReadonlyArray<Prompt.Handled<R>> | undefined
+  readonly resources?: ReadonlyArray<Resource.Handled<R>> | undefined
 }
 
 /**
@@ -91,6 +93,11 @@ export type Requirements<C> =
       : never)
   | (C extends { readonly prompts?: ReadonlyArray<infer P> | undefined }
       ? P extends Prompt.Handled<infer R>
+        ? R
+        : never
+      : never)
+  | (C extends { readonly resources?: ReadonlyArray<infer H> | undefined }
+      ? H extends Resource.Handled<infer R>
         ? R
         : never
       : never)
@@ -158,7 +165,8 @@ export const make = <C extends Contents<any>, E = never, RB = never>(
         info,
         contents.tools ?? [],
         context as Context.Context<any>,
-        contents.prompts ?? []
+        contents.prompts ?? [],
+        contents.resources ?? []
       )
     })
   )

@@ -19,11 +19,19 @@ import * as Layer from "effect/Layer"
 import * as PubSub from "effect/PubSub"
 import * as Schema from "effect/Schema"
 import { type CompiledPrompt, compilePrompt } from "./internal/compilePrompt.ts"
+import {
+  type CompiledResource,
+  compileResource,
+  type CompiledTemplate,
+  compileTemplate,
+  schemeOf
+} from "./internal/compileResource.ts"
 import { compileTool, type CompiledTool, SchemaProblem } from "./internal/compileTool.ts"
 import { InvalidParams } from "./McpError.ts"
 import * as Policy from "./Policy.ts"
 import { type Era, eraOf, type ProtocolVersion } from "./ProtocolVersion.ts"
 import type * as Prompt from "./Prompt.ts"
+import type * as Resource from "./Resource.ts"
 import type * as Tool from "./Tool.ts"
 
 // -----------------------------------------------------------------------------
@@ -73,6 +81,8 @@ export interface CapabilitySummary extends CapabilityInfo {
   readonly tools: ReadonlyArray<string>
   /** The public names of its prompts. */
   readonly prompts: ReadonlyArray<string>
+  /** The public names of its resources and resource templates. */
+  readonly resources: ReadonlyArray<string>
 }
 
 /**
@@ -97,7 +107,7 @@ export interface CapabilitySummary extends CapabilityInfo {
  * @category models
  * @since 0.1.0
  */
-export type Change = "tools" | "prompts"
+export type Change = "tools" | "prompts" | "resources"
 
 /**
  * The capability id reserved for run-time registrations.
@@ -368,6 +378,63 @@ export class InvalidToolSchema extends Schema.TaggedError<InvalidToolSchema>()("
 }
 
 /**
+ * A resource or resource template that cannot be served: no URI scheme, a
+ * malformed URI template, parameters that do not match its variables, a URI
+ * registered twice.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import { InvalidResource } from "effect-mcp-runtime/Kernel"
+ *
+ * new InvalidResource({ name: "notes_note", reason: "variable \"id\" has no field in the params Schema" }).message
+ * // => 'Resource "notes_note": variable "id" has no field in the params Schema'
+ * ```
+ *
+ * @category errors
+ * @since 0.1.0
+ */
+export class InvalidResource extends Schema.TaggedError<InvalidResource>()("InvalidResource", {
+  name: Schema.String,
+  reason: Schema.String
+}) {
+  override get message(): string {
+    return `Resource "${this.name}": ${this.reason}`
+  }
+}
+
+/**
+ * Two capabilities serve URIs of the same scheme. Each URI scheme belongs to
+ * one capability (the first to register it), so a URI always has one owner.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import { SchemeTaken } from "effect-mcp-runtime/Kernel"
+ *
+ * new SchemeTaken({ scheme: "notes", owner: "notes", capability: "todo", name: "todo_list" }).message
+ * // => 'Resource "todo_list" of capability "todo" uses the URI scheme "notes:", which belongs to capability "notes"; each scheme belongs to one capability: choose another, such as "todo:"'
+ * ```
+ *
+ * @category errors
+ * @since 0.1.0
+ */
+export class SchemeTaken extends Schema.TaggedError<SchemeTaken>()("SchemeTaken", {
+  scheme: Schema.String,
+  owner: Schema.String,
+  capability: Schema.String,
+  name: Schema.String
+}) {
+  override get message(): string {
+    return (
+      `Resource "${this.name}" of capability "${this.capability}" uses the URI scheme "${this.scheme}:", ` +
+      `which belongs to capability "${this.owner}"; each scheme belongs to one capability: ` +
+      `choose another, such as "${this.capability}:"`
+    )
+  }
+}
+
+/**
  * Every registration failure.
  *
  * **Example**
@@ -390,6 +457,8 @@ export type KernelError =
   | DynamicShadow
   | InvalidToolSchema
   | InvalidLimits
+  | InvalidResource
+  | SchemeTaken
 
 // -----------------------------------------------------------------------------
 // service
@@ -421,7 +490,8 @@ export class Kernel extends Context.Service<
       info: CapabilityInfo,
       tools: ReadonlyArray<Tool.Handled<any>>,
       context: Context.Context<any>,
-      prompts?: ReadonlyArray<Prompt.Handled<any>>
+      prompts?: ReadonlyArray<Prompt.Handled<any>>,
+      resources?: ReadonlyArray<Resource.Handled<any>>
     ) => Effect.Effect<void, KernelError>
     /** Registers a tool at run time under `app_<name>`. */
     readonly registerDynamic: (tool: Tool.Handled<never>) => Effect.Effect<string, KernelError>
@@ -437,8 +507,32 @@ export class Kernel extends Context.Service<
     readonly prompt: (publicName: string) => CompiledPrompt | undefined
     /** The number of registered prompts. */
     readonly promptCount: () => number
-    /** Whether any prompt has argument completers (the `completions` capability). */
+    /** Whether any prompt or template has completers (the `completions` capability). */
     readonly completes: () => boolean
+    /** The number of resources and resource templates. */
+    readonly resourceCount: () => number
+    /**
+     * The resource a URI names: a static resource with that URI, else the first
+     * template (of the capability that owns the URI's scheme) that matches it,
+     * with the decoded parameters.
+     */
+    readonly resolve: (
+      uri: string
+    ) => { readonly resource: CompiledResource | CompiledTemplate; readonly params: unknown } | undefined
+    /** Looks a template up by its URI template (for completions). */
+    readonly template: (uriTemplate: string) => CompiledTemplate | undefined
+    /** One page of `resources/list`, serialized. */
+    readonly resourcesPage: (
+      version: ProtocolVersion,
+      cursor: string | undefined
+    ) => Effect.Effect<string, InvalidParams>
+    /** One page of `resources/templates/list`, serialized. */
+    readonly templatesPage: (
+      version: ProtocolVersion,
+      cursor: string | undefined
+    ) => Effect.Effect<string, InvalidParams>
+    /** Resource updates, by URI, for `notifications/resources/updated` (see `Resource.updated`). */
+    readonly updates: PubSub.PubSub<string>
     /** One page of `prompts/list`, serialized, for a protocol version and cursor. */
     readonly promptsPage: (version: ProtocolVersion, cursor: string | undefined) => Effect.Effect<string, InvalidParams>
     /** The registered capabilities, in registration order. */
@@ -468,9 +562,9 @@ export interface Options {
   readonly pageSize?: number | undefined
 }
 
-// A cursor names its list ("o" for tools, "p" for prompts), so one list's
-// cursor is never taken by another.
-type ListKind = "o" | "p"
+// A cursor names its list ("o" for tools, "p" for prompts, "r" for resources,
+// "t" for templates), so one list's cursor is never taken by another.
+type ListKind = "o" | "p" | "r" | "t"
 const encodeCursor = (kind: ListKind, offset: number): string => btoa(`${kind}:${offset}`)
 const base64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/
 const decodeCursor = (kind: ListKind, cursor: string): number | undefined => {
@@ -507,14 +601,27 @@ export const make = Effect.fnUntraced(function* (options: Options = {}) {
   const prompts = new Map<string, CompiledPrompt>()
   const promptOrder: Array<string> = []
   let promptPages: Partial<Record<Era, Array<string>>> = {}
+  // Static resources by URI, templates in list order, scheme owners.
+  const resources = new Map<string, CompiledResource>()
+  const resourceOrder: Array<string> = []
+  const templates: Array<CompiledTemplate> = []
+  const templatesByScheme = new Map<string, Array<CompiledTemplate>>()
+  const schemes = new Map<string, string>()
+  const resourceNames = new Set<string>()
+  const updates = yield* PubSub.unbounded<string>()
+  let resourcePages: Partial<Record<Era, Array<string>>> = {}
+  let templatePages: Partial<Record<Era, Array<string>>> = {}
 
   const invalidate = () => {
     pages = {}
     promptPages = {}
+    resourcePages = {}
+    templatePages = {}
   }
 
+  const kinds = { tools: "o", prompts: "p", resources: "r", resourceTemplates: "t" } as const
   const paginate = (
-    key: "tools" | "prompts",
+    key: keyof typeof kinds,
     names: ReadonlyArray<string>,
     entryOf: (name: string) => string
   ): Array<string> => {
@@ -526,7 +633,7 @@ export const make = Effect.fnUntraced(function* (options: Options = {}) {
         .join(",")
       const next =
         offset + pageSize < names.length
-          ? `,"nextCursor":${JSON.stringify(encodeCursor(key === "tools" ? "o" : "p", offset + pageSize))}`
+          ? `,"nextCursor":${JSON.stringify(encodeCursor(kinds[key], offset + pageSize))}`
           : ""
       result.push(`{"${key}":[${entries}]${next}}`)
     }
@@ -535,6 +642,89 @@ export const make = Effect.fnUntraced(function* (options: Options = {}) {
   const buildPages = (era: Era): Array<string> => paginate("tools", order, (name) => tools.get(name)!.listEntry[era])
   const buildPromptPages = (era: Era): Array<string> =>
     paginate("prompts", promptOrder, (name) => prompts.get(name)!.listEntry[era])
+  const buildResourcePages = (era: Era): Array<string> =>
+    paginate("resources", resourceOrder, (uri) => resources.get(uri)!.listEntry[era])
+  const buildTemplatePages = (era: Era): Array<string> =>
+    paginate(
+      "resourceTemplates",
+      templates.map((_, i) => String(i)),
+      (i) => templates[Number(i)]!.listEntry[era]
+    )
+
+  // Checks and compiles a capability's resources and templates (nothing is committed here).
+  const checkResources = (
+    capability: string,
+    list: ReadonlyArray<Resource.Handled<any>>,
+    context: Context.Context<any>
+  ): Array<CompiledResource | CompiledTemplate> | KernelError => {
+    const seen = new Set<string>()
+    const keys = new Set<string>()
+    const compiled: Array<CompiledResource | CompiledTemplate> = []
+    for (const handled of list) {
+      const name = handled.resource.name
+      if (name.startsWith(`${capability}_`)) return new PrefixedName({ capability, toolName: name })
+      if (!namePattern.test(name)) return new InvalidName({ capability, toolName: name })
+      const publicName = `${capability}_${name}`
+      if (seen.has(publicName) || resourceNames.has(publicName)) {
+        return new DuplicateName({ toolName: publicName, first: capability, second: capability })
+      }
+      seen.add(publicName)
+      const result =
+        handled.resource._tag === "Resource"
+          ? compileResource(handled, handled.resource, publicName, capability, context)
+          : compileTemplate(handled, handled.resource, publicName, capability, context)
+      if (result instanceof SchemaProblem) return new InvalidResource({ name: publicName, reason: result.reason })
+      const owner = schemes.get(result.scheme)
+      if (owner !== undefined && owner !== capability) {
+        return new SchemeTaken({ scheme: result.scheme, owner, capability, name: publicName })
+      }
+      const key = result._tag === "Resource" ? `uri ${result.uri}` : `template ${result.uriTemplate}`
+      if (keys.has(key)) {
+        return new InvalidResource({
+          name: publicName,
+          reason: `${result._tag === "Resource" ? "URI" : "URI template"} ${key.slice(key.indexOf(" ") + 1)} is registered twice`
+        })
+      }
+      keys.add(key)
+      compiled.push(result)
+    }
+    return compiled
+  }
+
+  const commitResources = (capability: string, compiled: ReadonlyArray<CompiledResource | CompiledTemplate>) => {
+    const statics = compiled.filter((r): r is CompiledResource => r._tag === "Resource")
+    const at = resourceOrder.findIndex((uri) => resources.get(uri)!.capability > capability)
+    resourceOrder.splice(at === -1 ? resourceOrder.length : at, 0, ...statics.map((r) => r.uri))
+    const templateAt = templates.findIndex((t) => t.capability > capability)
+    templates.splice(
+      templateAt === -1 ? templates.length : templateAt,
+      0,
+      ...compiled.filter((r): r is CompiledTemplate => r._tag === "Template")
+    )
+    for (const resource of compiled) {
+      resourceNames.add(resource.name)
+      schemes.set(resource.scheme, capability)
+      if (resource._tag === "Resource") resources.set(resource.uri, resource)
+      else {
+        const list = templatesByScheme.get(resource.scheme)
+        if (list === undefined) templatesByScheme.set(resource.scheme, [resource])
+        else list.push(resource)
+      }
+    }
+  }
+
+  const resolve = (uri: string) => {
+    const exact = resources.get(uri)
+    if (exact !== undefined) return { resource: exact, params: {} }
+    const scheme = schemeOf(uri)
+    const candidates = scheme === undefined ? undefined : templatesByScheme.get(scheme)
+    if (candidates === undefined) return undefined
+    for (const template of candidates) {
+      const matched = template.match(uri)
+      if (matched !== undefined) return { resource: template, params: matched.params }
+    }
+    return undefined
+  }
 
   // Checks and compiles a capability's prompts (nothing is committed here).
   const checkPrompts = (
@@ -631,7 +821,8 @@ export const make = Effect.fnUntraced(function* (options: Options = {}) {
     info: CapabilityInfo,
     list: ReadonlyArray<Tool.Handled<any>>,
     context: Context.Context<any>,
-    promptList: ReadonlyArray<Prompt.Handled<any>> = []
+    promptList: ReadonlyArray<Prompt.Handled<any>> = [],
+    resourceList: ReadonlyArray<Resource.Handled<any>> = []
   ): Effect.Effect<void, KernelError> =>
     Effect.suspend((): Effect.Effect<void, KernelError> => {
       if (info.id === dynamicId) return Effect.fail(new ReservedCapabilityId({ id: info.id }))
@@ -640,17 +831,26 @@ export const make = Effect.fnUntraced(function* (options: Options = {}) {
       // capability registers everything or nothing.
       const compiledPrompts = checkPrompts(info.id, promptList, context)
       if (!Array.isArray(compiledPrompts)) return Effect.fail(compiledPrompts)
+      const compiledResources = checkResources(info.id, resourceList, context)
+      if (!Array.isArray(compiledResources)) return Effect.fail(compiledResources)
       const result = register(info.id, list, context, info)
       if (!Array.isArray(result)) return Effect.fail(result)
       const at = promptOrder.findIndex((other) => prompts.get(other)!.capability > info.id)
       promptOrder.splice(at === -1 ? promptOrder.length : at, 0, ...compiledPrompts.map((p) => p.name))
       for (const prompt of compiledPrompts) prompts.set(prompt.name, prompt)
+      commitResources(info.id, compiledResources)
       invalidate()
-      summaries.push({ ...info, tools: result.map((t) => t.name), prompts: compiledPrompts.map((p) => p.name) })
-      return Effect.andThen(
-        result.length === 0 ? Effect.void : Effect.asVoid(PubSub.publish(changes, "tools")),
-        compiledPrompts.length === 0 ? Effect.void : Effect.asVoid(PubSub.publish(changes, "prompts"))
-      )
+      summaries.push({
+        ...info,
+        tools: result.map((t) => t.name),
+        prompts: compiledPrompts.map((p) => p.name),
+        resources: compiledResources.map((r) => r.name)
+      })
+      const changed: Array<Change> = []
+      if (result.length > 0) changed.push("tools")
+      if (compiledPrompts.length > 0) changed.push("prompts")
+      if (compiledResources.length > 0) changed.push("resources")
+      return changed.length === 0 ? Effect.void : Effect.asVoid(PubSub.publishAll(changes, changed))
     })
 
   const registerDynamic = (handled: Tool.Handled<never>): Effect.Effect<string, KernelError> =>
@@ -670,13 +870,19 @@ export const make = Effect.fnUntraced(function* (options: Options = {}) {
       return Effect.as(PubSub.publish(changes, "tools"), true)
     })
 
+  const cursorKinds: Record<string, ListKind> = {
+    "tools/list": "o",
+    "prompts/list": "p",
+    "resources/list": "r",
+    "resources/templates/list": "t"
+  }
   const pageOf = (
     method: string,
     eraPages: ReadonlyArray<string>,
     cursor: string | undefined
   ): Effect.Effect<string, InvalidParams> => {
     if (cursor === undefined) return Effect.succeed(eraPages[0]!)
-    const offset = decodeCursor(method === "tools/list" ? "o" : "p", cursor)
+    const offset = decodeCursor(cursorKinds[method]!, cursor)
     const page = offset !== undefined && offset % pageSize === 0 ? eraPages[offset / pageSize] : undefined
     return page === undefined
       ? Effect.fail(
@@ -699,6 +905,20 @@ export const make = Effect.fnUntraced(function* (options: Options = {}) {
     return pageOf("prompts/list", promptPages[era] ?? (promptPages[era] = buildPromptPages(era)), cursor)
   }
 
+  const resourcesPage = (version: ProtocolVersion, cursor: string | undefined) => {
+    const era = eraOf(version)
+    return pageOf("resources/list", resourcePages[era] ?? (resourcePages[era] = buildResourcePages(era)), cursor)
+  }
+
+  const templatesPage = (version: ProtocolVersion, cursor: string | undefined) => {
+    const era = eraOf(version)
+    return pageOf(
+      "resources/templates/list",
+      templatePages[era] ?? (templatePages[era] = buildTemplatePages(era)),
+      cursor
+    )
+  }
+
   return Kernel.of({
     registerCapability,
     registerDynamic,
@@ -710,8 +930,15 @@ export const make = Effect.fnUntraced(function* (options: Options = {}) {
     promptCount: () => promptOrder.length,
     completes: () => {
       for (const prompt of prompts.values()) if (prompt.completes) return true
+      for (const template of templates) if (template.completes) return true
       return false
     },
+    resourceCount: () => resources.size + templates.length,
+    resolve,
+    template: (uriTemplate) => templates.find((t) => t.uriTemplate === uriTemplate),
+    resourcesPage,
+    templatesPage,
+    updates,
     promptsPage,
     capabilities: () => summaries,
     changes

@@ -133,6 +133,55 @@ export class InternalError extends Schema.TaggedError<InternalError>()("Internal
 }
 
 /**
+ * No resource has the URI a request names (−32002, MCP's "resource not
+ * found"). `data.uri` repeats it.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import { ResourceNotFound } from "effect-mcp-runtime/McpError"
+ *
+ * new ResourceNotFound({ uri: "notes://note/7", message: "Resource not found: notes://note/7" }).code // => -32002
+ * ```
+ *
+ * @category errors
+ * @since 0.1.0
+ */
+export class ResourceNotFound extends Schema.TaggedError<ResourceNotFound>()("ResourceNotFound", {
+  uri: Schema.String,
+  message: Schema.String
+}) {
+  /** @since 0.1.0 */
+  readonly code = ErrorCode.ResourceNotFound
+}
+
+/**
+ * The request could not be served, for a reason the client may read: a
+ * prompt or resource read that timed out or found the server overloaded, a
+ * resource handler's own failure (−32603, with the message). Unlike
+ * {@link InternalError}, the message is meant for the client.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import { RequestFailed } from "effect-mcp-runtime/McpError"
+ *
+ * new RequestFailed({ message: "Reading notes://big timed out after 30000 ms", data: { reason: "timeout" } }).code
+ * // => -32603
+ * ```
+ *
+ * @category errors
+ * @since 0.1.0
+ */
+export class RequestFailed extends Schema.TaggedError<RequestFailed>()("RequestFailed", {
+  message: Schema.String,
+  data: Schema.optionalKey(Schema.Unknown)
+}) {
+  /** @since 0.1.0 */
+  readonly code = ErrorCode.InternalError
+}
+
+/**
  * Every protocol error, as a Schema.
  *
  * **Example**
@@ -147,7 +196,15 @@ export class InternalError extends Schema.TaggedError<InternalError>()("Internal
  * @category errors
  * @since 0.1.0
  */
-export const McpError = Schema.Union([ParseError, InvalidRequest, MethodNotFound, InvalidParams, InternalError])
+export const McpError = Schema.Union([
+  ParseError,
+  InvalidRequest,
+  MethodNotFound,
+  InvalidParams,
+  InternalError,
+  ResourceNotFound,
+  RequestFailed
+])
 
 /**
  * Any one of the protocol errors.
@@ -185,6 +242,7 @@ export const toJsonRpcError = (error: McpError): JsonRpcErrorObject => {
   switch (error._tag) {
     case "InvalidRequest":
     case "InvalidParams":
+    case "RequestFailed":
       return error.data === undefined
         ? { code: error.code, message: error.message }
         : { code: error.code, message: error.message, data: error.data }
@@ -194,6 +252,8 @@ export const toJsonRpcError = (error: McpError): JsonRpcErrorObject => {
       return { code: error.code, message: error.message, data: { method: error.method } }
     case "ParseError":
       return { code: error.code, message: error.message }
+    case "ResourceNotFound":
+      return { code: error.code, message: error.message, data: { uri: error.uri } }
   }
 }
 
@@ -221,4 +281,6 @@ export const isMcpError = (u: unknown): u is McpError =>
     u._tag === "InvalidRequest" ||
     u._tag === "MethodNotFound" ||
     u._tag === "InvalidParams" ||
-    u._tag === "InternalError")
+    u._tag === "InternalError" ||
+    u._tag === "ResourceNotFound" ||
+    u._tag === "RequestFailed")

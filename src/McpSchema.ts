@@ -277,7 +277,9 @@ export const ErrorCode = {
   InvalidRequest: -32600,
   MethodNotFound: -32601,
   InvalidParams: -32602,
-  InternalError: -32603
+  InternalError: -32603,
+  /** MCP: the resource a `resources/read` or `resources/subscribe` names does not exist. */
+  ResourceNotFound: -32002
 } as const
 
 // -----------------------------------------------------------------------------

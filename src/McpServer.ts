@@ -215,7 +215,8 @@ export const serve = <const Methods extends ReadonlyArray<Method.Any> = typeof d
         clientInfo: undefined,
         initializedNotified: false,
         serverCapabilities: {},
-        logLevel: undefined
+        logLevel: undefined,
+        subscriptions: new Set()
       }
       const session = Session.of({
         id: sessionId,
@@ -823,9 +824,30 @@ export const serve = <const Methods extends ReadonlyArray<Method.Any> = typeof d
               kinds.has("tools") && state.serverCapabilities.tools?.listChanged === true
                 ? session.notify("notifications/tools/list_changed")
                 : Effect.void,
-              kinds.has("prompts") && state.serverCapabilities.prompts?.listChanged === true
-                ? session.notify("notifications/prompts/list_changed")
-                : Effect.void
+              Effect.andThen(
+                kinds.has("prompts") && state.serverCapabilities.prompts?.listChanged === true
+                  ? session.notify("notifications/prompts/list_changed")
+                  : Effect.void,
+                kinds.has("resources") && state.serverCapabilities.resources?.listChanged === true
+                  ? session.notify("notifications/resources/list_changed")
+                  : Effect.void
+              )
+            )
+          })
+        )
+      )
+
+      // Resource updates reach only the sessions that subscribed to the URI.
+      const updates = yield* PubSub.subscribe(kernel.updates)
+      yield* Effect.forkScoped(
+        Effect.forever(
+          Effect.flatMap(PubSub.takeAll(updates), (burst) => {
+            if (!state.initializedNotified || state.subscriptions.size === 0) return Effect.void
+            const uris = new Set(burst)
+            return Effect.forEach(
+              [...uris].filter((uri) => state.subscriptions.has(uri)),
+              (uri) => session.notify("notifications/resources/updated", { uri }),
+              { discard: true }
             )
           })
         )

@@ -53,6 +53,8 @@ export interface SessionState {
   serverCapabilities: ServerCapabilities
   /** The level the client chose with `logging/setLevel`, if it did. */
   logLevel: LoggingLevel | undefined
+  /** The URIs the client subscribed to (`resources/subscribe`). */
+  readonly subscriptions: Set<string>
 }
 
 /**

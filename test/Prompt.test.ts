@@ -373,7 +373,7 @@ describe("completion/complete", () => {
         argument: { name: "path", value: "" }
       })
       assert.strictEqual(resource.error.code, -32602)
-      assert.include(resource.error.message, "no resource templates")
+      assert.include(resource.error.message, "No resource template file:///{path}")
       const died = yield* complete(client, "p_translate", "text", "")
       assert.strictEqual(died.error.code, -32603)
       const noSuchArgument = yield* complete(client, "p_translate", "langauge", "")

@@ -23,6 +23,7 @@ import {
   jsonSchemaRoot,
   SchemaProblem
 } from "./compileTool.ts"
+import { type Complete, makeComplete } from "./completion.ts"
 import { downgradeContent } from "./content.ts"
 
 /** A `prompts/get` result. */
@@ -43,22 +44,8 @@ export interface CompiledPrompt {
   /** The argument names. */
   readonly arguments: ReadonlyArray<string>
   /** Candidates for an argument's value (at most 100, with the total when more). */
-  readonly complete: (
-    argument: string,
-    value: string,
-    context: { readonly [name: string]: string }
-  ) => Effect.Effect<Completion, McpError, RequestContext>
+  readonly complete: Complete
 }
-
-/** The `completion` of a `completion/complete` result. */
-export interface Completion {
-  readonly values: ReadonlyArray<string>
-  readonly total?: number
-  readonly hasMore?: boolean
-}
-
-/** The most values one completion result may carry. */
-export const maxCompletionValues = 100
 
 interface Argument {
   readonly name: string
@@ -206,47 +193,15 @@ export const compilePrompt = (
   }
 
   const completers = handled.completions ?? {}
-  const complete = (
-    argument: string,
-    value: string,
-    context: { readonly [name: string]: string }
-  ): Effect.Effect<Completion, McpError, RequestContext> => {
-    if (!names.has(argument)) {
-      return Effect.fail(
-        new InvalidParams({
-          message:
-            `Prompt ${publicName} has no argument ${JSON.stringify(argument)}. ` +
-            `Call prompts/list to see its arguments.`,
-          data: { prompt: publicName, argument }
-        })
-      )
-    }
-    const completer = Object.hasOwn(completers, argument) ? completers[argument] : undefined
-    // An argument without a completer has no suggestions.
-    if (completer === undefined) return Effect.succeed({ values: [] })
-    return Effect.suspend(() => completer(value, { arguments: context })).pipe(
-      Effect.updateContext(overlay),
-      Effect.map((values): Completion => {
-        const strings = values.filter((v) => typeof v === "string")
-        return strings.length <= maxCompletionValues
-          ? { values: strings }
-          : { values: strings.slice(0, maxCompletionValues), total: strings.length, hasMore: true }
-      }),
-      Effect.catchDefect((defect) =>
-        Effect.flatMap(Effect.service(RequestContext), (request) =>
-          Effect.andThen(
-            Effect.logError(`completion of prompt ${publicName} failed with a defect`, {
-              prompt: publicName,
-              argument,
-              correlation_id: request.correlationId,
-              cause: Cause.pretty(Cause.die(defect))
-            }),
-            Effect.fail(new InternalError({ correlationId: request.correlationId }))
-          )
-        )
-      )
-    ) as Effect.Effect<Completion, McpError, RequestContext>
-  }
+  const complete = makeComplete({
+    what: `prompt ${publicName}`,
+    kind: "argument",
+    list: "prompts/list",
+    names,
+    completers,
+    overlay,
+    data: { prompt: publicName }
+  })
 
   return {
     name: publicName,

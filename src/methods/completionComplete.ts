@@ -66,11 +66,18 @@ export const completionComplete = Method.request("completion/complete", {
       if (!kernel.completes()) return Effect.fail(new MethodNotFound({ method: "completion/complete" }))
       const ref = params.ref
       if (ref.type === "ref/resource") {
-        return Effect.fail(
-          new InvalidParams({
-            message: `No resource template matches ${ref.uri}: this server has no resource templates to complete.`,
-            data: { uri: ref.uri }
-          })
+        const template = kernel.template(ref.uri)
+        if (template === undefined) {
+          return Effect.fail(
+            new InvalidParams({
+              message: `No resource template ${ref.uri}: pass a uriTemplate exactly as resources/templates/list gives it.`,
+              data: { uri: ref.uri }
+            })
+          )
+        }
+        return Effect.map(
+          template.complete(params.argument.name, params.argument.value, params.context?.arguments ?? {}),
+          (completion) => ({ completion })
         )
       }
       return Effect.map(

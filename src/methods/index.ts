@@ -18,6 +18,10 @@ import { cancelled, initialized, rootsListChanged } from "./notifications.ts"
 import { ping } from "./ping.ts"
 import { promptsGet } from "./promptsGet.ts"
 import { promptsList } from "./promptsList.ts"
+import { resourcesList } from "./resourcesList.ts"
+import { resourcesRead } from "./resourcesRead.ts"
+import { resourcesSubscribe, resourcesUnsubscribe } from "./resourcesSubscribe.ts"
+import { resourcesTemplatesList } from "./resourcesTemplatesList.ts"
 import { toolsCall } from "./toolsCall.ts"
 import { toolsList } from "./toolsList.ts"
 
@@ -47,6 +51,11 @@ export const defaultMethods: ReadonlyArray<
   toolsCall,
   promptsList,
   promptsGet,
+  resourcesList,
+  resourcesTemplatesList,
+  resourcesRead,
+  resourcesSubscribe,
+  resourcesUnsubscribe,
   completionComplete,
   loggingSetLevel,
   initialized,

@@ -49,6 +49,7 @@ export const initialize = Method.request("initialize", {
       ...(kernel.completes() && ProtocolVersion.hasToolAnnotations(protocolVersion) ? { completions: {} } : {}),
       logging: {},
       ...(kernel.promptCount() > 0 ? { prompts: { listChanged: true } } : {}),
+      ...(kernel.resourceCount() > 0 ? { resources: { subscribe: true, listChanged: true } } : {}),
       ...(kernel.toolCount() > 0 ? { tools: { listChanged: true } } : {})
     }
     session.state.protocolVersion = protocolVersion

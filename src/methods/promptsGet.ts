@@ -7,6 +7,7 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import type { CompiledPrompt } from "../internal/compilePrompt.ts"
+import { guard } from "../internal/guard.ts"
 import { Kernel } from "../Kernel.ts"
 import { InvalidParams, MethodNotFound } from "../McpError.ts"
 import * as Method from "../Method.ts"
@@ -96,6 +97,8 @@ export const promptsGet = Method.request("prompts/get", {
   params: GetPromptParams,
   handler: (params) =>
     Effect.flatMap(promptNamed(params.name, "prompts/get"), (prompt) =>
-      Effect.flatMap(Effect.service(RequestContext), (request) => prompt.get(params.arguments, request.protocolVersion))
+      Effect.flatMap(Effect.service(RequestContext), (request) =>
+        guard(prompt, prompt.get(params.arguments, request.protocolVersion))
+      )
     )
 })

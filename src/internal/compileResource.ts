@@ -1,0 +1,277 @@
+/**
+ * Turns a handled resource or template into what the kernel serves: its list
+ * entry (serialized once per protocol era), a matcher for template URIs, and
+ * a `read` that runs the handler in its capability's context and shapes the
+ * contents.
+ *
+ * @internal
+ */
+import * as Cause from "effect/Cause"
+import type * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import { Base64 } from "effect/encoding"
+import * as Exit from "effect/Exit"
+import * as Schema from "effect/Schema"
+import { InternalError, type McpError, RequestFailed, ResourceNotFound } from "../McpError.ts"
+import type { Annotations, ResourceContents } from "../McpSchema.ts"
+import type { Era } from "../ProtocolVersion.ts"
+import type * as Resource from "../Resource.ts"
+import { RequestContext } from "../RequestContext.ts"
+import { capabilityOverlay, dereference, isEmptyStruct, jsonSchemaRoot, SchemaProblem } from "./compileTool.ts"
+import { type Complete, makeComplete } from "./completion.ts"
+import { parse, TemplateError, type Value } from "./uriTemplate.ts"
+
+/** A `resources/read` result. */
+export interface ReadResourceResult {
+  readonly contents: ReadonlyArray<ResourceContents>
+}
+
+interface Common {
+  /** The public name. */
+  readonly name: string
+  readonly capability: string
+  /** The list entry per era, already serialized. */
+  readonly listEntry: Readonly<Record<Era, string>>
+  /** Reads the contents at `uri` (params already decoded: see `match`). */
+  readonly read: (uri: string, params: unknown) => Effect.Effect<ReadResourceResult, McpError, RequestContext>
+}
+
+/** A static resource as the kernel serves it. */
+export interface CompiledResource extends Common {
+  readonly _tag: "Resource"
+  readonly uri: string
+  readonly scheme: string
+}
+
+/** A resource template as the kernel serves it. */
+export interface CompiledTemplate extends Common {
+  readonly _tag: "Template"
+  readonly uriTemplate: string
+  readonly scheme: string
+  /** The decoded parameters of `uri`, or undefined when it is not one of this template's URIs. */
+  readonly match: (uri: string) => { readonly params: unknown } | undefined
+  /** Whether any variable has a completer. */
+  readonly completes: boolean
+  readonly variables: ReadonlyArray<string>
+  readonly complete: Complete
+}
+
+const schemePattern = /^([A-Za-z][A-Za-z0-9+.-]*):/
+
+/** The scheme of a URI (lowercase), or undefined when it has none. */
+export const schemeOf = (uri: string): string | undefined => schemePattern.exec(uri)?.[1]?.toLowerCase()
+
+// lastModified exists from 2025-06-18 on.
+const legacyAnnotations = (annotations: Annotations): Annotations | undefined => {
+  const { lastModified: _, ...rest } = annotations
+  return Object.keys(rest).length === 0 ? undefined : rest
+}
+
+const entries = (fields: Record<string, unknown>, resource: Resource.Common): Readonly<Record<Era, string>> => {
+  const base: Record<string, unknown> = { ...fields, description: resource.description }
+  if (resource.mimeType !== undefined) base.mimeType = resource.mimeType
+  const legacy = { ...base }
+  const full = { ...base }
+  if (resource.title !== undefined) full.title = resource.title
+  if (resource.annotations !== undefined) {
+    full.annotations = resource.annotations
+    const old = legacyAnnotations(resource.annotations)
+    if (old !== undefined) legacy.annotations = old
+  }
+  return {
+    "2024-11-05": JSON.stringify(legacy),
+    "2025-03-26": JSON.stringify(legacy),
+    "2025-06-18": JSON.stringify(full)
+  }
+}
+
+// The handler's contents as the wire's list of contents.
+const contentsOf = (value: Resource.Contents, uri: string, mimeType: string | undefined): Array<ResourceContents> => {
+  const withMime = (item: { uri: string; text: string } | { uri: string; blob: string }, own: string | undefined) => {
+    const type = own ?? mimeType
+    return type === undefined ? item : { ...item, mimeType: type }
+  }
+  if (typeof value === "string") return [withMime({ uri, text: value }, undefined)]
+  if (value instanceof Uint8Array) return [withMime({ uri, blob: Base64.encode(value) }, undefined)]
+  return value.map((item) =>
+    "text" in item
+      ? withMime({ uri: item.uri ?? uri, text: item.text }, item.mimeType)
+      : withMime(
+          {
+            uri: item.uri ?? uri,
+            blob: typeof item.blob === "string" ? item.blob : Base64.encode(item.blob)
+          },
+          item.mimeType
+        )
+  )
+}
+
+const makeRead = (
+  handled: Resource.Handled<any>,
+  publicName: string,
+  context: Context.Context<any>
+): Common["read"] => {
+  const overlay = capabilityOverlay(context)
+  const { handler, resource } = handled
+  return (uri, params) =>
+    Effect.suspend(() => handler(params, uri)).pipe(
+      Effect.updateContext(overlay),
+      Effect.matchCauseEffect({
+        onSuccess: (value) => {
+          if (typeof value !== "string" && !(value instanceof Uint8Array) && !Array.isArray(value)) {
+            return Effect.die(
+              new TypeError(
+                `resource ${publicName} returned ${typeof value}: return a string, a Uint8Array or an array of items`
+              )
+            )
+          }
+          return Effect.succeed({ contents: contentsOf(value, uri, resource.mimeType) })
+        },
+        onFailure: (cause) => Effect.failCause(cause)
+      }),
+      Effect.catchCause((cause): Effect.Effect<never, McpError, RequestContext> => {
+        const failure = Cause.findErrorOption(cause)
+        if (failure._tag === "Some" && !Cause.hasDies(cause) && !Cause.hasInterruptsOnly(cause)) {
+          const value = failure.value as { _tag?: unknown; message?: unknown } | null
+          const message =
+            typeof value === "object" && value !== null && typeof value.message === "string" && value.message !== ""
+              ? value.message
+              : typeof value === "object" && value !== null && typeof value._tag === "string"
+                ? value._tag
+                : String(value)
+          if (typeof value === "object" && value !== null && value._tag === "NotFound") {
+            return Effect.fail(new ResourceNotFound({ uri, message: `Resource not found: ${uri}. ${message}` }))
+          }
+          return Effect.fail(
+            new RequestFailed({ message: `Reading ${uri} failed: ${message}`, data: { uri, resource: publicName } })
+          )
+        }
+        return Effect.flatMap(Effect.service(RequestContext), (request) =>
+          Effect.andThen(
+            Effect.logError(`resource ${publicName} failed with a defect`, {
+              resource: publicName,
+              uri,
+              correlation_id: request.correlationId,
+              cause: Cause.pretty(cause)
+            }),
+            Effect.fail(new InternalError({ correlationId: request.correlationId }))
+          )
+        )
+      })
+    ) as Effect.Effect<ReadResourceResult, McpError, RequestContext>
+}
+
+/** Compiles a static resource under its public name. */
+export const compileResource = (
+  handled: Resource.Handled<any>,
+  resource: Resource.Resource,
+  publicName: string,
+  capability: string,
+  context: Context.Context<any>
+): CompiledResource | SchemaProblem => {
+  const scheme = schemeOf(resource.uri)
+  if (scheme === undefined) {
+    return new SchemaProblem(
+      `URI ${JSON.stringify(resource.uri)} has no scheme: use an absolute URI such as "${capability}://…"`
+    )
+  }
+  if (Object.keys(handled.completions ?? {}).length > 0) {
+    return new SchemaProblem("completers belong to resource templates; a static resource has no variables")
+  }
+  const fields: Record<string, unknown> = { uri: resource.uri, name: publicName }
+  const listEntry = entries(fields, resource)
+  if (resource.size !== undefined) {
+    const withSize = (text: string) => `${text.slice(0, -1)},"size":${resource.size}}`
+    for (const era of Object.keys(listEntry) as Array<Era>) {
+      ;(listEntry as Record<Era, string>)[era] = withSize(listEntry[era])
+    }
+  }
+  return {
+    _tag: "Resource",
+    name: publicName,
+    capability,
+    uri: resource.uri,
+    scheme,
+    listEntry,
+    read: makeRead(handled, publicName, context)
+  }
+}
+
+/** Compiles a resource template under its public name. */
+export const compileTemplate = (
+  handled: Resource.Handled<any>,
+  resource: Resource.Template,
+  publicName: string,
+  capability: string,
+  context: Context.Context<any>
+): CompiledTemplate | SchemaProblem => {
+  const template = parse(resource.uriTemplate)
+  if (template instanceof TemplateError) {
+    return new SchemaProblem(`URI template ${JSON.stringify(resource.uriTemplate)}: ${template.reason}`)
+  }
+  // The scheme must be literal, so the template's URIs have a known owner.
+  const scheme = schemeOf(resource.uriTemplate)
+  if (scheme === undefined || resource.uriTemplate.indexOf("{") < resource.uriTemplate.indexOf(":")) {
+    return new SchemaProblem(
+      `URI template ${JSON.stringify(resource.uriTemplate)} must start with a literal scheme, such as "${capability}://"`
+    )
+  }
+  // The parameters Schema must be a struct with one field per variable.
+  const { definitions, root } = jsonSchemaRoot(resource.params)
+  const properties = isEmptyStruct(root)
+    ? {}
+    : root.type === "object" && typeof root.properties === "object" && root.properties !== null
+      ? (root.properties as Record<string, Record<string, unknown>>)
+      : undefined
+  if (properties === undefined) return new SchemaProblem("the params Schema must be a Schema.Struct")
+  const variables = new Set(template.variables)
+  for (const name of Object.keys(properties)) {
+    if (!variables.has(name)) {
+      return new SchemaProblem(`params field "${name}" is not a variable of the URI template ${resource.uriTemplate}`)
+    }
+    const property = dereference(properties[name]!, definitions)
+    if (template.lists.has(name) && property.type !== "array") {
+      return new SchemaProblem(`variable "${name}" is exploded (a list): its params field must be an array of strings`)
+    }
+  }
+  for (const name of template.variables) {
+    if (!(name in properties)) {
+      return new SchemaProblem(`variable "${name}" of the URI template has no field in the params Schema`)
+    }
+  }
+  const stray = Object.keys(handled.completions ?? {}).filter((name) => !variables.has(name))
+  if (stray.length > 0) {
+    return new SchemaProblem(
+      `completer for ${stray.map((key) => `"${key}"`).join(", ")}, which is not a variable of the URI template`
+    )
+  }
+  const decode = Schema.decodeUnknownExit(resource.params, { onExcessProperty: "ignore" })
+  const match = (uri: string): { readonly params: unknown } | undefined => {
+    const values: Record<string, Value> | undefined = template.match(uri)
+    if (values === undefined) return undefined
+    const decoded = decode(values)
+    return Exit.isSuccess(decoded) ? { params: decoded.value } : undefined
+  }
+  const completers = handled.completions ?? {}
+  return {
+    _tag: "Template",
+    name: publicName,
+    capability,
+    uriTemplate: resource.uriTemplate,
+    scheme,
+    listEntry: entries({ uriTemplate: resource.uriTemplate, name: publicName }, resource),
+    read: makeRead(handled, publicName, context),
+    match,
+    completes: Object.keys(completers).length > 0,
+    variables: template.variables,
+    complete: makeComplete({
+      what: `resource template ${resource.uriTemplate}`,
+      kind: "variable",
+      list: "resources/templates/list",
+      names: variables,
+      completers,
+      overlay: capabilityOverlay(context),
+      data: { uri: resource.uriTemplate }
+    })
+  }
+}

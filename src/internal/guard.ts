@@ -1,0 +1,50 @@
+/**
+ * Runs a `prompts/get` or `resources/read` handler under the execution
+ * policy, as `tools/call` runs tools: a per-name and a global slot, the
+ * timeout. Overload and timeout become JSON-RPC errors (−32603 with a
+ * message for the client), as these methods have no error result.
+ *
+ * @internal
+ */
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import { Executor, type Target } from "../Executor.ts"
+import { type McpError, RequestFailed } from "../McpError.ts"
+import { RequestContext } from "../RequestContext.ts"
+
+// One target per prompt or resource, so calls share its per-name slot.
+const targets = new WeakMap<object, Target>()
+
+/** Runs `effect` for `owner` (a compiled prompt, resource or template) under the policy. */
+export const guard = <A, R>(
+  owner: { readonly name: string; readonly capability: string },
+  effect: Effect.Effect<A, McpError, R>
+): Effect.Effect<A, McpError, R | Executor | RequestContext> =>
+  Effect.flatMap(Effect.context<Executor | RequestContext>(), (context) => {
+    let target = targets.get(owner)
+    if (target === undefined) {
+      target = { name: owner.name, capability: owner.capability }
+      targets.set(owner, target)
+    }
+    const request = Context.get(context, RequestContext)
+    const executor = Context.get(context, Executor)
+    return executor.run(target, effect, request.record).pipe(
+      Effect.catchTags({
+        Overloaded: (error) => {
+          request.record.outcome = "overloaded"
+          return Effect.fail(
+            new RequestFailed({
+              message: `${error.message}. Wait for the requests in progress to finish, then retry.`,
+              data: { reason: "overloaded", name: owner.name }
+            })
+          )
+        },
+        TimedOut: (error) => {
+          request.record.outcome = "timeout"
+          return Effect.fail(
+            new RequestFailed({ message: error.message, data: { reason: "timeout", name: owner.name } })
+          )
+        }
+      })
+    )
+  })
