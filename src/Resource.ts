@@ -32,7 +32,7 @@
  *   uriTemplate: "notes://note/{id}",
  *   description: "One note, by its numeric id.",
  *   mimeType: "text/plain",
- *   params: Schema.Struct({ id: Schema.NumberFromString })
+ *   params: Schema.Struct({ id: Schema.FiniteFromString })
  * }).pipe(
  *   Resource.handle(({ id }) =>
  *     id === 1 ? Effect.succeed("the first note") : Effect.fail(new Resource.NotFound({ message: `No note ${id}` }))
@@ -94,7 +94,7 @@ export type TypeId = typeof TypeId
  * import * as Schema from "effect/Schema"
  * import type * as Resource from "effect-mcp-runtime/Resource"
  *
- * const params: Resource.ParamsSchema = Schema.Struct({ id: Schema.NumberFromString })
+ * const params: Resource.ParamsSchema = Schema.Struct({ id: Schema.FiniteFromString })
  * ```
  *
  * @category models

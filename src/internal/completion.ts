@@ -53,8 +53,7 @@ export const makeComplete = (options: {
     if (!names.has(argument)) {
       return Effect.fail(
         new InvalidParams({
-          message:
-            `The ${what} has no ${kind} ${JSON.stringify(argument)}. ` + `Call ${options.list} to see its ${kind}s.`,
+          message: `The ${what} has no ${kind} ${JSON.stringify(argument)}. Call ${options.list} to see its ${kind}s.`,
           data: { ...options.data, argument }
         })
       )
