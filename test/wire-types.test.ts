@@ -6,6 +6,8 @@
 import { assert, describe, it } from "@effect/vitest"
 import type * as Spec from "@modelcontextprotocol/sdk/spec.types.js"
 import type { GetPromptResult } from "../src/internal/compilePrompt.ts"
+import type { ReadResourceResult } from "../src/internal/compileResource.ts"
+import type { Completion } from "../src/internal/completion.ts"
 import type * as McpSchema from "../src/McpSchema.ts"
 import type * as Prompt from "../src/Prompt.ts"
 import type * as Roots from "../src/Roots.ts"
@@ -41,6 +43,10 @@ check<Assignable<McpSchema.RequestId, Spec.RequestId>>()
 // Prompts.
 check<Assignable<GetPromptResult, Spec.GetPromptResult>>()
 check<Assignable<Prompt.Message, Spec.PromptMessage>>()
+
+// Resources and completions.
+check<Assignable<ReadResourceResult, Spec.ReadResourceResult>>()
+check<Assignable<{ completion: Completion }, Spec.CompleteResult>>()
 
 // Notifications the runtime sends.
 check<Assignable<McpSchema.ProgressParams, Spec.ProgressNotificationParams>>()
