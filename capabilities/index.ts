@@ -4,6 +4,7 @@
  *
  * @since 0.1.0
  */
+import { ConformanceCapability } from "./conformance/index.ts"
 import { SystemCapability } from "./system/index.ts"
 
 /**
@@ -16,14 +17,15 @@ import { SystemCapability } from "./system/index.ts"
  * ```ts
  * import { bundled } from "./capabilities/index.ts"
  *
- * Object.keys(bundled) // => ["system"]
+ * Object.keys(bundled) // => ["system", "conformance"]
  * ```
  *
  * @category constants
  * @since 0.1.0
  */
 export const bundled = {
-  system: SystemCapability
+  system: SystemCapability,
+  conformance: ConformanceCapability
 } as const
 
 /**
@@ -41,3 +43,21 @@ export const bundled = {
  * @since 0.1.0
  */
 export type BundledId = keyof typeof bundled
+
+/**
+ * The capabilities `mcp-runtime serve` enables when `--capabilities` is not
+ * given. The conformance fixtures (`conformance`: capabilities `test` and
+ * `json`) are only for running the official suite, so they are left out.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import { defaults } from "./capabilities/index.ts"
+ *
+ * defaults // => ["system"]
+ * ```
+ *
+ * @category constants
+ * @since 0.1.0
+ */
+export const defaults: ReadonlyArray<BundledId> = ["system"]

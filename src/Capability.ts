@@ -33,6 +33,7 @@
 import type * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import type * as Scope from "effect/Scope"
 import type { Client } from "./Client.ts"
 import type { ClientLog } from "./ClientLog.ts"
 import { type CapabilityInfo, Kernel, type KernelError } from "./Kernel.ts"
@@ -155,7 +156,7 @@ export type RequestServices = RequestContext | Session | Progress | ClientLog | 
 export const make = <C extends Contents<any>, E = never, RB = never>(
   info: CapabilityInfo,
   build: Effect.Effect<C, E, RB>
-): Layer.Layer<never, E | KernelError, Kernel | RB | Exclude<Requirements<C>, RequestServices>> =>
+): Layer.Layer<never, E | KernelError, Kernel | Exclude<RB, Scope.Scope> | Exclude<Requirements<C>, RequestServices>> =>
   Layer.effectDiscard(
     Effect.gen(function* () {
       const kernel = yield* Kernel

@@ -607,7 +607,7 @@ export const make = Effect.fnUntraced(function* (options: Options = {}) {
   const templates: Array<CompiledTemplate> = []
   const templatesByScheme = new Map<string, Array<CompiledTemplate>>()
   const schemes = new Map<string, string>()
-  const resourceNames = new Set<string>()
+  const resourceNames = new Map<string, string>()
   const updates = yield* PubSub.unbounded<string>()
   let resourcePages: Partial<Record<Era, Array<string>>> = {}
   let templatePages: Partial<Record<Era, Array<string>>> = {}
@@ -665,18 +665,17 @@ export const make = Effect.fnUntraced(function* (options: Options = {}) {
       if (name.startsWith(`${capability}_`)) return new PrefixedName({ capability, toolName: name })
       if (!namePattern.test(name)) return new InvalidName({ capability, toolName: name })
       const publicName = `${capability}_${name}`
-      if (seen.has(publicName) || resourceNames.has(publicName)) {
-        return new DuplicateName({ toolName: publicName, first: capability, second: capability })
-      }
+      const owner = seen.has(publicName) ? capability : resourceNames.get(publicName)
+      if (owner !== undefined) return new DuplicateName({ toolName: publicName, first: owner, second: capability })
       seen.add(publicName)
       const result =
         handled.resource._tag === "Resource"
           ? compileResource(handled, handled.resource, publicName, capability, context)
           : compileTemplate(handled, handled.resource, publicName, capability, context)
       if (result instanceof SchemaProblem) return new InvalidResource({ name: publicName, reason: result.reason })
-      const owner = schemes.get(result.scheme)
-      if (owner !== undefined && owner !== capability) {
-        return new SchemeTaken({ scheme: result.scheme, owner, capability, name: publicName })
+      const schemeOwner = schemes.get(result.scheme)
+      if (schemeOwner !== undefined && schemeOwner !== capability) {
+        return new SchemeTaken({ scheme: result.scheme, owner: schemeOwner, capability, name: publicName })
       }
       const key = result._tag === "Resource" ? `uri ${result.uri}` : `template ${result.uriTemplate}`
       if (keys.has(key)) {
@@ -702,7 +701,7 @@ export const make = Effect.fnUntraced(function* (options: Options = {}) {
       ...compiled.filter((r): r is CompiledTemplate => r._tag === "Template")
     )
     for (const resource of compiled) {
-      resourceNames.add(resource.name)
+      resourceNames.set(resource.name, capability)
       schemes.set(resource.scheme, capability)
       if (resource._tag === "Resource") resources.set(resource.uri, resource)
       else {

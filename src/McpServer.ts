@@ -236,7 +236,8 @@ export const serve = <const Methods extends ReadonlyArray<Method.Any> = typeof d
             const record = records.get(requestKey(id))
             if (record !== undefined) record.ended = true
             fiber.interruptUnsafe()
-          })
+          }),
+        detach: (id) => (transport.detach === undefined ? Effect.void : transport.detach(id))
       })
       const policy = yield* Policy.Policy
       const provided = yield* Effect.serviceOption(Executor)
@@ -390,7 +391,8 @@ export const serve = <const Methods extends ReadonlyArray<Method.Any> = typeof d
       ): Effect.Effect<string> => {
         const failure = Cause.findErrorOption(cause)
         if (Option.isSome(failure) && isMcpError(failure.value) && !Cause.hasDies(cause)) {
-          record.outcome = failure.value._tag === "InternalError" ? "internal_error" : "error"
+          // A policy outcome (timeout, overloaded) set on the way is kept.
+          record.outcome = failure.value._tag === "InternalError" ? "internal_error" : (record.outcome ?? "error")
           return Effect.succeed(errorLine(id, failure.value))
         }
         record.outcome = "internal_error"

@@ -85,5 +85,12 @@ export class Session extends Context.Service<
     readonly notify: (method: string, params?: Record<string, unknown>) => Effect.Effect<void>
     /** Interrupts an in-flight request; unknown ids and `initialize` are ignored. */
     readonly cancel: (requestId: string | number) => Effect.Effect<void>
+    /**
+     * Closes the connection that carries a request's messages without ending
+     * the request (SSE polling, protocol 2025-11-25): the client reconnects and
+     * resumes the stream where it stopped. Whatever the request sends in the
+     * meantime waits for it. A transport with one stream (stdio) ignores it.
+     */
+    readonly detach: (requestId: string | number) => Effect.Effect<void>
   }
 >()("effect-mcp-runtime/Session") {}

@@ -85,6 +85,12 @@ export class Transport extends Context.Service<
      * uses it to put the message on that request's stream.
      */
     readonly send: (message: string, related?: RequestId) => Effect.Effect<void>
+    /**
+     * Closes the connection carrying the messages of request `related`
+     * without ending its stream, so the client reconnects and resumes (SSE
+     * polling). Optional: transports with one stream have nothing to detach.
+     */
+    readonly detach?: ((related: RequestId) => Effect.Effect<void>) | undefined
   }
 >()("effect-mcp-runtime/Transport") {}
 

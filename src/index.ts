@@ -35,6 +35,8 @@ export * as Prompt from "./Prompt.ts"
 /** @since 0.1.0 */
 export * as ProtocolVersion from "./ProtocolVersion.ts"
 /** @since 0.1.0 */
+export * as Resource from "./Resource.ts"
+/** @since 0.1.0 */
 export * as RequestContext from "./RequestContext.ts"
 /** @since 0.1.0 */
 export * as Roots from "./Roots.ts"

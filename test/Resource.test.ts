@@ -10,8 +10,12 @@ import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import * as Capability from "../src/Capability.ts"
+import { TestClock } from "effect/testing"
 import * as Kernel from "../src/Kernel.ts"
+import * as Policy from "../src/Policy.ts"
+import * as Prompt from "../src/Prompt.ts"
 import * as Resource from "../src/Resource.ts"
+import * as ServerConfig from "../src/ServerConfig.ts"
 import { start } from "./support/memory.ts"
 
 const readme = Resource.make("readme", {
@@ -362,6 +366,50 @@ describe("resource registration", () => {
         const answer = yield* client.request(method, method.endsWith("list") ? {} : { uri: "x://y" })
         assert.strictEqual(answer.error.code, -32601, method)
       }
+    })
+  )
+})
+
+describe("resources/read and prompts/get under the execution policy", () => {
+  const settle = Effect.gen(function* () {
+    for (let i = 0; i < 20; i++) yield* Effect.yieldNow
+  })
+  const stuck = Resource.make("stuck", { uri: "slow://stuck", description: "Never answers." }).pipe(
+    Resource.handle(() => Effect.never)
+  )
+  const slowPrompt = Prompt.make("slow", { description: "Never answers." }).pipe(Prompt.handle(() => Effect.never))
+  const Slow = Capability.make(
+    { id: "slow", description: "slow", version: "1", maxConcurrent: 1 },
+    Effect.succeed({ resources: [stuck], prompts: [slowPrompt] })
+  )
+
+  it.effect("a read or get that outlives its timeout is stopped and answered -32603 with reason timeout", () =>
+    Effect.gen(function* () {
+      const client = yield* start(Slow).pipe(
+        Effect.provide(
+          Layer.merge(Policy.layer({ timeout: 1000, onOverload: "reject" }), ServerConfig.layer({ shutdownGraceMs: 0 }))
+        )
+      )
+      yield* client.initialize()
+      yield* client.send({ jsonrpc: "2.0", id: 1, method: "resources/read", params: { uri: "slow://stuck" } })
+      yield* settle
+      // The capability allows one at a time (Capability.make option): a second read is rejected.
+      const busy = yield* client.request("resources/read", { uri: "slow://stuck" })
+      assert.strictEqual(busy.error.code, -32603)
+      assert.strictEqual(busy.error.data.reason, "overloaded")
+      assert.notInclude(busy.error.message, "..")
+      yield* TestClock.adjust("1 second")
+      const timedOut = yield* client.read
+      assert.strictEqual(timedOut.id, 1)
+      assert.strictEqual(timedOut.error.code, -32603)
+      assert.deepStrictEqual(timedOut.error.data, { reason: "timeout", name: "slow_stuck" })
+      assert.include(timedOut.error.message, "resources/read of slow://stuck did not finish within 1000 ms")
+      yield* client.send({ jsonrpc: "2.0", id: 2, method: "prompts/get", params: { name: "slow_slow" } })
+      yield* settle
+      yield* TestClock.adjust("1 second")
+      const prompt = yield* client.read
+      assert.strictEqual(prompt.id, 2)
+      assert.include(prompt.error.message, "prompts/get of slow_slow did not finish")
     })
   )
 })

@@ -26,6 +26,27 @@ import {
 import { type Complete, makeComplete } from "./completion.ts"
 import { downgradeContent } from "./content.ts"
 
+/**
+ * A handler's typed failure as text for the client: its message (else its
+ * tag, else the value itself), and its suggestion when it has one.
+ */
+export const describeFailure = (value: unknown): string => {
+  const error = (typeof value === "object" && value !== null ? value : {}) as {
+    message?: unknown
+    suggestion?: unknown
+    _tag?: unknown
+  }
+  const message =
+    typeof error.message === "string" && error.message.length > 0
+      ? error.message
+      : typeof error._tag === "string"
+        ? error._tag
+        : typeof value === "object" && value !== null
+          ? JSON.stringify(value)
+          : String(value)
+  return typeof error.suggestion === "string" ? `${message}\nSuggestion: ${error.suggestion}` : message
+}
+
 /** A `prompts/get` result. */
 export interface GetPromptResult {
   readonly description?: string
@@ -155,26 +176,8 @@ export const compilePrompt = (
           const failure = Cause.findErrorOption(cause)
           // A typed failure is about the arguments: −32602 with its message.
           if (failure._tag === "Some" && !Cause.hasDies(cause) && !Cause.hasInterruptsOnly(cause)) {
-            const value = failure.value
-            const error = (typeof value === "object" && value !== null ? value : {}) as {
-              message?: unknown
-              suggestion?: unknown
-              _tag?: unknown
-            }
-            // Its message, else its tag, else the value itself.
-            const message =
-              typeof error.message === "string" && error.message.length > 0
-                ? error.message
-                : typeof error._tag === "string"
-                  ? error._tag
-                  : typeof value === "object" && value !== null
-                    ? JSON.stringify(value)
-                    : String(value)
             return Effect.fail(
-              new InvalidParams({
-                message: typeof error.suggestion === "string" ? `${message}\nSuggestion: ${error.suggestion}` : message,
-                data: { prompt: publicName }
-              })
+              new InvalidParams({ message: describeFailure(failure.value), data: { prompt: publicName } })
             )
           }
           return Effect.flatMap(Effect.service(RequestContext), (request) =>

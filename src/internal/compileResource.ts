@@ -18,6 +18,7 @@ import type { Era } from "../ProtocolVersion.ts"
 import type * as Resource from "../Resource.ts"
 import { RequestContext } from "../RequestContext.ts"
 import { capabilityOverlay, dereference, isEmptyStruct, jsonSchemaRoot, SchemaProblem } from "./compileTool.ts"
+import { describeFailure } from "./compilePrompt.ts"
 import { type Complete, makeComplete } from "./completion.ts"
 import { parse, TemplateError, type Value } from "./uriTemplate.ts"
 
@@ -133,15 +134,11 @@ const makeRead = (
         const failure = Cause.findErrorOption(cause)
         if (failure._tag === "Some" && !Cause.hasDies(cause) && !Cause.hasInterruptsOnly(cause)) {
           const value = failure.value as { _tag?: unknown; message?: unknown } | null
-          const message =
-            typeof value === "object" && value !== null && typeof value.message === "string" && value.message !== ""
-              ? value.message
-              : typeof value === "object" && value !== null && typeof value._tag === "string"
-                ? value._tag
-                : String(value)
           if (typeof value === "object" && value !== null && value._tag === "NotFound") {
-            return Effect.fail(new ResourceNotFound({ uri, message: `Resource not found: ${uri}. ${message}` }))
+            const own = typeof value.message === "string" && value.message !== "" ? ` ${value.message}` : ""
+            return Effect.fail(new ResourceNotFound({ uri, message: `Resource not found: ${uri}.${own}` }))
           }
+          const message = describeFailure(value)
           return Effect.fail(
             new RequestFailed({ message: `Reading ${uri} failed: ${message}`, data: { uri, resource: publicName } })
           )
@@ -211,7 +208,8 @@ export const compileTemplate = (
   }
   // The scheme must be literal, so the template's URIs have a known owner.
   const scheme = schemeOf(resource.uriTemplate)
-  if (scheme === undefined || resource.uriTemplate.indexOf("{") < resource.uriTemplate.indexOf(":")) {
+  const brace = resource.uriTemplate.indexOf("{")
+  if (scheme === undefined || (brace !== -1 && brace < resource.uriTemplate.indexOf(":"))) {
     return new SchemaProblem(
       `URI template ${JSON.stringify(resource.uriTemplate)} must start with a literal scheme, such as "${capability}://"`
     )

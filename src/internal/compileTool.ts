@@ -83,6 +83,9 @@ export const jsonSchemaRoot = (
 export const isEmptyStruct = (root: Record<string, unknown>): boolean =>
   root.type === undefined && Object.keys(root).length === 1 && JSON.stringify(root.not) === '{"type":"null"}'
 
+/** The JSON Schema dialect of the schemas the runtime publishes. */
+export const jsonSchemaDialect = "https://json-schema.org/draft/2020-12/schema"
+
 const toJsonSchema = (schema: Schema.Top, which: "input" | "output"): JsonSchemaObject | SchemaProblem => {
   const document = jsonSchemaRoot(schema, { onExcessProperty: which === "input" ? "error" : "ignore" })
   const top = document.root
@@ -98,7 +101,11 @@ const toJsonSchema = (schema: Schema.Top, which: "input" | "output"): JsonSchema
     )
   }
   const definitions = Object.keys(document.definitions).length === 0 ? undefined : document.definitions
-  return (definitions === undefined ? top : { ...top, $defs: definitions }) as JsonSchemaObject
+  // A schema with definitions names its dialect: `$defs` is 2020-12 (the
+  // default dialect only from 2025-11-25 on; older clients may assume draft-07).
+  return (
+    definitions === undefined ? top : { $schema: jsonSchemaDialect, ...top, $defs: definitions }
+  ) as JsonSchemaObject
 }
 
 const formatter = SchemaIssue.makeFormatterStandardSchemaV1({

@@ -9,21 +9,31 @@
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import { Executor, type Target } from "../Executor.ts"
+import { Kernel } from "../Kernel.ts"
 import { type McpError, RequestFailed } from "../McpError.ts"
 import { RequestContext } from "../RequestContext.ts"
 
 // One target per prompt or resource, so calls share its per-name slot.
 const targets = new WeakMap<object, Target>()
 
-/** Runs `effect` for `owner` (a compiled prompt, resource or template) under the policy. */
+/**
+ * Runs `effect` for `owner` (a compiled prompt, resource or template) under
+ * the policy. `what` names the work in a timeout message ("prompts/get of
+ * notes_brief", "resources/read of notes://readme").
+ */
 export const guard = <A, R>(
   owner: { readonly name: string; readonly capability: string },
+  what: string,
   effect: Effect.Effect<A, McpError, R>
-): Effect.Effect<A, McpError, R | Executor | RequestContext> =>
-  Effect.flatMap(Effect.context<Executor | RequestContext>(), (context) => {
+): Effect.Effect<A, McpError, R | Executor | RequestContext | Kernel> =>
+  Effect.flatMap(Effect.context<Executor | RequestContext | Kernel>(), (context) => {
     let target = targets.get(owner)
     if (target === undefined) {
-      target = { name: owner.name, capability: owner.capability }
+      // The capability's own limits (Capability.make options) apply, as for its tools.
+      const info = Context.get(context, Kernel)
+        .capabilities()
+        .find((summary) => summary.id === owner.capability)
+      target = { name: owner.name, capability: owner.capability, capabilityOwn: info }
       targets.set(owner, target)
     }
     const request = Context.get(context, RequestContext)
@@ -34,7 +44,7 @@ export const guard = <A, R>(
           request.record.outcome = "overloaded"
           return Effect.fail(
             new RequestFailed({
-              message: `${error.message}. Wait for the requests in progress to finish, then retry.`,
+              message: `${error.message.replace(/\.$/, "")}. Wait for the requests in progress to finish, then retry.`,
               data: { reason: "overloaded", name: owner.name }
             })
           )
@@ -42,7 +52,10 @@ export const guard = <A, R>(
         TimedOut: (error) => {
           request.record.outcome = "timeout"
           return Effect.fail(
-            new RequestFailed({ message: error.message, data: { reason: "timeout", name: owner.name } })
+            new RequestFailed({
+              message: `${what} did not finish within ${error.timeoutMs} ms (${error.source}); it was stopped.`,
+              data: { reason: "timeout", name: owner.name }
+            })
           )
         }
       })

@@ -6,12 +6,15 @@
  * All four levels of the RFC are understood: simple `{x}`, reserved `{+x}`,
  * fragment `{#x}`, label `{.x}`, path segment `{/x}`, path parameter `{;x}`,
  * query `{?x,y}` and continuation `{&x}`, several variables per expression,
- * prefix (`{x:3}`) and explode (`{/x*}`) modifiers. Matching is the usual
- * reading of a template: a simple value never contains a reserved character
- * (`/`, `?`, `#`, `,` …: expansion would have percent-encoded them), a
- * reserved or fragment value may, query parameters may come in any order and
- * be absent. An exploded variable matches a list. Values are percent-decoded;
- * a URI with a malformed escape matches nothing.
+ * prefix (`{x:3}`) and explode (`{/x*}`) modifiers. Matching is the usual,
+ * lenient reading of a template: a simple value never spans `/`, `?` or `#`
+ * (expansion would have percent-encoded them), a reserved or fragment value
+ * may; several variables in one expression are split at commas (a single
+ * one takes the commas with it); query parameters may come in any order and
+ * be absent, and foreign ones are ignored. An exploded variable matches a
+ * list. A prefix modifier only shapes expansion: matching takes the whole
+ * value. Values are percent-decoded; a URI with a malformed escape matches
+ * nothing.
  *
  * @internal
  */
@@ -234,8 +237,6 @@ export const parse = (template: string): UriTemplate | TemplateError => {
           if (v.explode) {
             const previous = out[name]
             out[name] = [...(Array.isArray(previous) ? previous : []), value]
-          } else if (v.prefix === undefined && raw.includes(",") && lists.has(name)) {
-            return false
           } else {
             out[name] = value
           }
