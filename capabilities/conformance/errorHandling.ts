@@ -25,5 +25,7 @@ export const errorHandling = Tool.make("error_handling", {
   description: "Tests error response handling",
   annotations: { readOnlyHint: true, openWorldHint: false }
 }).pipe(
-  Tool.handle(() => Effect.fail(new Tool.ToolError({ message: "This tool intentionally returns an error for testing" })))
+  Tool.handle(() =>
+    Effect.fail(new Tool.ToolError({ message: "This tool intentionally returns an error for testing" }))
+  )
 )

@@ -17,7 +17,7 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Path from "effect/Path"
 import * as Schema from "effect/Schema"
-import { bundled, type BundledId } from "../../capabilities/index.ts"
+import { bundled, type BundledId, defaults } from "../../capabilities/index.ts"
 import * as Logging from "../../layers/Logging.ts"
 import * as StdioTransport from "../../layers/StdioTransport.ts"
 import * as Tracing from "../../layers/Tracing.ts"
@@ -39,7 +39,7 @@ export class UsageError extends Schema.TaggedError<UsageError>()("UsageError", {
 
 const parseCapabilities = (value: Option.Option<string>): Effect.Effect<ReadonlyArray<BundledId>, UsageError> => {
   const known = Object.keys(bundled) as Array<BundledId>
-  if (Option.isNone(value)) return Effect.succeed(known)
+  if (Option.isNone(value)) return Effect.succeed(defaults)
   const ids = value.value
     .split(",")
     .map((s) => s.trim())
@@ -57,6 +57,14 @@ const parseCapabilities = (value: Option.Option<string>): Effect.Effect<Readonly
   return Effect.succeed([...new Set(ids)] as Array<BundledId>)
 }
 
+const parseList = (value: Option.Option<string>): ReadonlyArray<string> =>
+  Option.isNone(value)
+    ? []
+    : value.value
+        .split(",")
+        .map((s) => s.trim())
+        .filter((s) => s.length > 0)
+
 const serve = Command.make(
   "serve",
   {
@@ -66,7 +74,7 @@ const serve = Command.make(
     ),
     capabilities: Flag.String("capabilities").pipe(
       Flag.withDescription(
-        `Comma-separated capability ids to enable (default: all bundled: ${Object.keys(bundled).join(",")})`
+        `Comma-separated capability ids to enable (default: ${defaults.join(",")}; bundled: ${Object.keys(bundled).join(",")})`
       ),
       Flag.optional
     ),
@@ -103,6 +111,44 @@ const serve = Command.make(
     maxResultBytes: Flag.Int("max-result-bytes").pipe(
       Flag.withDescription("Largest tool result, in bytes; 0 means no limit (default 1048576)"),
       Flag.optional
+    ),
+    transport: Flag.Literals("transport", ["stdio", "http"]).pipe(
+      Flag.withDescription(
+        "stdio (newline-delimited JSON-RPC on stdin/stdout) or http (Streamable HTTP) (default stdio)"
+      ),
+      Flag.optional
+    ),
+    port: Flag.Int("port").pipe(
+      Flag.withDescription("HTTP: the port to listen on; 0 picks a free one (default 3000)"),
+      Flag.optional
+    ),
+    host: Flag.String("host").pipe(
+      Flag.withDescription("HTTP: the address to bind (default 127.0.0.1, this machine only)"),
+      Flag.optional
+    ),
+    allowedHosts: Flag.String("allowed-hosts").pipe(
+      Flag.withDescription(
+        "HTTP: comma-separated Host values accepted besides localhost, 127.0.0.1 and [::1] (name or name:port; * for any)"
+      ),
+      Flag.optional
+    ),
+    allowedOrigins: Flag.String("allowed-origins").pipe(
+      Flag.withDescription(
+        "HTTP: comma-separated Origin values accepted besides loopback origins (scheme://host[:port]; * for any)"
+      ),
+      Flag.optional
+    ),
+    sessionIdleMs: Flag.Int("session-idle-ms").pipe(
+      Flag.withDescription(
+        "HTTP: a session with no open stream and no request in flight ends after this long (default 1800000)"
+      ),
+      Flag.optional
+    ),
+    resumeGraceMs: Flag.Int("resume-grace-ms").pipe(
+      Flag.withDescription(
+        "HTTP: how long a dropped SSE stream may be resumed before its requests are cancelled, in ms (default 5000)"
+      ),
+      Flag.optional
     )
   },
   Effect.fnUntraced(function* (flags) {
@@ -121,10 +167,32 @@ const serve = Command.make(
       ["--max-concurrent", flags.maxConcurrent, 0],
       ["--max-queued", flags.maxQueued, 0],
       ["--queue-timeout-ms", flags.queueTimeoutMs, 0],
-      ["--max-result-bytes", flags.maxResultBytes, 0]
+      ["--max-result-bytes", flags.maxResultBytes, 0],
+      ["--port", flags.port, 0],
+      ["--session-idle-ms", flags.sessionIdleMs, 1],
+      ["--resume-grace-ms", flags.resumeGraceMs, 0]
     ] as const) {
       if (Option.isSome(value) && value.value < min) {
         return yield* new UsageError({ message: `${flag} ${value.value}: must be at least ${min}` })
+      }
+    }
+    const http = Option.getOrElse(flags.transport, () => "stdio") === "http"
+    if (Option.isSome(flags.port) && flags.port.value > 65535) {
+      return yield* new UsageError({ message: `--port ${flags.port.value}: must be at most 65535` })
+    }
+    if (!http) {
+      const httpOnly: ReadonlyArray<readonly [string, Option.Option<unknown>]> = [
+        ["--port", flags.port],
+        ["--host", flags.host],
+        ["--allowed-hosts", flags.allowedHosts],
+        ["--allowed-origins", flags.allowedOrigins],
+        ["--session-idle-ms", flags.sessionIdleMs],
+        ["--resume-grace-ms", flags.resumeGraceMs]
+      ]
+      for (const [flag, value] of httpOnly) {
+        if (Option.isSome(value)) {
+          return yield* new UsageError({ message: `${flag} applies to --transport http only` })
+        }
       }
     }
     const config = ServerConfig.layer({
@@ -149,19 +217,51 @@ const serve = Command.make(
       Layer.empty
     )
     const kernel = Kernel.layer()
-    const program = McpServer.serve().pipe(
-      Effect.provide(Layer.mergeAll(StdioTransport.layer, capabilities).pipe(Layer.provideMerge(kernel))),
-      Effect.provideService(WorkspaceRoot, root)
-    )
-    yield* Effect.logInfo("mcp-runtime serving on stdio", { root, capabilities: ids })
+    const program = http
+      ? Effect.gen(function* () {
+          // Imported on demand: run from source, stdio never loads the HTTP transport; in the
+          // bundle its code is included, but `node:http` is only loaded when the listener is built.
+          const HttpTransport = yield* Effect.promise(() => import("../../layers/HttpTransport.ts"))
+          return yield* Effect.gen(function* () {
+            const { url } = yield* HttpTransport.Listener
+            yield* Effect.logInfo(`mcp-runtime serving on ${url}`, { url, root, capabilities: ids })
+            return yield* HttpTransport.serve(McpServer.serve(), {
+              allowedHosts: parseList(flags.allowedHosts),
+              allowedOrigins: parseList(flags.allowedOrigins),
+              sessionIdleMs: Option.getOrUndefined(flags.sessionIdleMs),
+              resumeGraceMs: Option.getOrUndefined(flags.resumeGraceMs)
+            })
+          }).pipe(
+            Effect.provide(
+              Layer.mergeAll(
+                HttpTransport.layerServer({
+                  host: Option.getOrUndefined(flags.host),
+                  port: Option.getOrUndefined(flags.port)
+                }),
+                capabilities
+              ).pipe(Layer.provideMerge(kernel))
+            )
+          )
+        })
+      : Effect.andThen(
+          Effect.logInfo("mcp-runtime serving on stdio", { root, capabilities: ids }),
+          McpServer.serve().pipe(
+            Effect.provide(Layer.mergeAll(StdioTransport.layer, capabilities).pipe(Layer.provideMerge(kernel)))
+          )
+        )
     // Outermost, so its scope closes (flushing the last spans) after the server
     // is done and before runMain's teardown exits the process.
     return yield* program.pipe(
+      Effect.provideService(WorkspaceRoot, root),
       Effect.provide(Layer.mergeAll(config, policy)),
       Effect.provide(Tracing.layerOtlpFromEnv())
     )
   })
-).pipe(Command.withDescription("Serve MCP over stdio (newline-delimited JSON-RPC on stdin/stdout)"))
+).pipe(
+  Command.withDescription(
+    "Serve MCP over stdio (newline-delimited JSON-RPC on stdin/stdout) or Streamable HTTP (--transport http)"
+  )
+)
 
 const root = Command.make("mcp-runtime").pipe(
   Command.withDescription("An Effect-based runtime for Model Context Protocol servers"),

@@ -1,0 +1,911 @@
+/**
+ * The Streamable HTTP transport (MCP 2025-03-26 and later): one endpoint
+ * (`/mcp` by default) that takes JSON-RPC messages by POST, streams
+ * server-initiated messages on a GET, and ends a session on DELETE.
+ *
+ * Each session is one `McpServer.serve()` (one {@link Transport}): it starts
+ * with an `initialize` POST, which answers with a cryptographically random
+ * `Mcp-Session-Id`, and ends on DELETE, after `sessionIdleMs` without an open
+ * stream or a request in flight, or when the server shuts down (its
+ * in-flight requests then get `ServerConfig.shutdownGraceMs`). All sessions
+ * share the capability registry and one executor, so the execution policy's
+ * limits are server-wide.
+ *
+ * **How a POST is answered**
+ *
+ * Notifications and responses only: `202 Accepted`. Requests: the POST stays
+ * open until the first message due on it. When that is the response, the
+ * answer is that JSON body (`application/json`); when something must go out
+ * before it (progress, a log message, an elicitation, sampling or roots
+ * request), the answer becomes an SSE stream (`text/event-stream`) that
+ * carries those messages, then the response, then ends. This keeps the
+ * common case, a request answered with nothing before its response, to one
+ * plain JSON body that any client, proxy or `curl` reads, and uses a stream
+ * exactly when one is needed. The cost: a request that sends nothing until
+ * its response cannot be resumed after a dropped connection, as no event id
+ * was ever sent for it; it is cancelled at once instead.
+ *
+ * **Streams and resumption**
+ *
+ * Every SSE event has an id, `<stream>-<seq>`, that names its stream within
+ * the session (0 is the GET stream). Sessions that negotiated 2025-11-25 or
+ * later get a priming event (an id, empty data and `retry:`) when a stream
+ * opens. A GET with `Last-Event-ID` resumes the named stream: it replays that
+ * stream's events after the id from a bounded buffer (`replayEvents` per
+ * stream), then goes on live. Every message goes on exactly one stream: a
+ * request's messages on its POST's stream, anything unrelated to a request
+ * on the GET stream; while no GET stream is open, those wait in its buffer.
+ *
+ * **Disconnection**
+ *
+ * A client that drops a POST whose stream it can resume (it was sent an event
+ * id) has `resumeGraceMs` to resume it with a GET; after that its requests
+ * are cancelled. A POST dropped before anything was sent on it is cancelled
+ * at once. The core interrupts a cancelled request and sends nothing for it.
+ *
+ * **Security**
+ *
+ * {@link layerServer} binds 127.0.0.1 by default. Every request's `Host`
+ * must be a loopback name (`localhost`, `127.0.0.1`, `[::1]`, any port) or
+ * listed in `allowedHosts`, and its `Origin`, when present, an http(s)
+ * origin on a loopback name or listed in `allowedOrigins`: anything else is
+ * refused with 403, which defeats DNS rebinding.
+ *
+ * **Why `node:http` and not Effect's `NodeHttpServer`**
+ *
+ * The binary is one bundle, so whatever this module imports is loaded by the
+ * stdio server too. `@effect/platform-node/NodeHttpServer` brings WebSocket,
+ * multipart, zlib and TLS code: measured, it made the stdio server start
+ * about 40 ms slower and use 11 MB more memory. This module talks to
+ * `node:http` directly through a small adapter, loads it only when
+ * {@link layerServer} is built, and imports nothing from `effect/http`.
+ *
+ * @since 0.1.0
+ */
+import * as Cause from "effect/Cause"
+import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
+import * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
+import * as FiberSet from "effect/FiberSet"
+import * as Layer from "effect/Layer"
+import * as Queue from "effect/Queue"
+import * as Schema from "effect/Schema"
+import * as Stream from "effect/Stream"
+import { isUtf8 } from "node:buffer"
+import type * as Http from "node:http"
+import type { AddressInfo } from "node:net"
+import { Executor, make as makeExecutor } from "../src/Executor.ts"
+import { classify, type Incoming, isNotJson, parseJson } from "../src/internal/jsonRpc.ts"
+import type { RequestId } from "../src/McpSchema.ts"
+import * as Policy from "../src/Policy.ts"
+import * as ProtocolVersion from "../src/ProtocolVersion.ts"
+import { ServerConfig } from "../src/ServerConfig.ts"
+import { type Frame, Transport } from "../src/Transport.ts"
+import { accepts, hostAllowed, isJsonContentType, originAllowed } from "./internal/httpChecks.ts"
+import {
+  type Connection,
+  type Decision,
+  type EndReason,
+  type Exchange,
+  HttpSession,
+  logLabel,
+  requestKey,
+  type SseStream,
+  standaloneStream
+} from "./internal/httpSession.ts"
+import { parseEventId } from "./internal/sse.ts"
+
+/**
+ * Options of {@link serve}. Every field has a default ({@link defaults}).
+ *
+ * **Example**
+ *
+ * ```ts
+ * import type * as HttpTransport from "effect-mcp-runtime/layers/HttpTransport"
+ *
+ * // behind a reverse proxy that serves https://mcp.example.com
+ * const options: HttpTransport.Options = {
+ *   allowedHosts: ["mcp.example.com"],
+ *   allowedOrigins: ["https://app.example.com"]
+ * }
+ * ```
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface Options {
+  /** The path of the MCP endpoint (default `/mcp`); any other path gets 404. */
+  readonly path?: string | undefined
+  /**
+   * `Host` values accepted besides the loopback names: `name` (any port),
+   * `name:port` (that port only), or `*` (any host: only behind a proxy that
+   * checks it).
+   */
+  readonly allowedHosts?: ReadonlyArray<string> | undefined
+  /** `Origin` values accepted besides loopback origins: `scheme://host[:port]`, or `*`. */
+  readonly allowedOrigins?: ReadonlyArray<string> | undefined
+  /** How long a session with no open stream and no request in flight lives (default 30 min). */
+  readonly sessionIdleMs?: number | undefined
+  /** How long a dropped stream that can be resumed waits before its requests are cancelled (default 5 s). */
+  readonly resumeGraceMs?: number | undefined
+  /** The reconnection delay sent in priming events (`retry:`, default 1 s). */
+  readonly retryMs?: number | undefined
+  /** How many events each stream keeps for replay (default 100). */
+  readonly replayEvents?: number | undefined
+  /** How often an open SSE stream gets a keep-alive comment (default 15 s; 0: never). */
+  readonly keepAliveMs?: number | undefined
+  /** How many sessions may be open at once; one more `initialize` gets 503 (default 1000). */
+  readonly maxSessions?: number | undefined
+}
+
+/**
+ * The default {@link Options}.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import * as HttpTransport from "effect-mcp-runtime/layers/HttpTransport"
+ *
+ * HttpTransport.defaults.path // => "/mcp"
+ * ```
+ *
+ * @category constants
+ * @since 0.1.0
+ */
+export const defaults = {
+  path: "/mcp",
+  allowedHosts: [] as ReadonlyArray<string>,
+  allowedOrigins: [] as ReadonlyArray<string>,
+  sessionIdleMs: 30 * 60 * 1000,
+  resumeGraceMs: 5000,
+  retryMs: 1000,
+  replayEvents: 100,
+  keepAliveMs: 15_000,
+  maxSessions: 1000
+} as const
+
+/**
+ * Where {@link layerServer} listens.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import type * as HttpTransport from "effect-mcp-runtime/layers/HttpTransport"
+ *
+ * const anyFreePort: HttpTransport.ListenOptions = { port: 0 }
+ * ```
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface ListenOptions {
+  /** The address to bind (default `127.0.0.1`, this machine only). */
+  readonly host?: string | undefined
+  /** The port (default 3000; 0 picks a free one). */
+  readonly port?: number | undefined
+}
+
+/**
+ * The HTTP server could not listen: the address is in use, or cannot be
+ * bound.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import { ListenError } from "effect-mcp-runtime/layers/HttpTransport"
+ *
+ * const error = new ListenError({ message: "cannot listen on 127.0.0.1:3000: EADDRINUSE" })
+ * ```
+ *
+ * @category errors
+ * @since 0.1.0
+ */
+export class ListenError extends Schema.TaggedError<ListenError>()("ListenError", {
+  message: Schema.String
+}) {}
+
+/**
+ * A listening Node HTTP server and the URL of its MCP endpoint (with the
+ * real port when it was started with port 0).
+ *
+ * **Example**
+ *
+ * ```ts
+ * import * as Effect from "effect/Effect"
+ * import * as HttpTransport from "effect-mcp-runtime/layers/HttpTransport"
+ *
+ * const announce = Effect.flatMap(Effect.service(HttpTransport.Listener), ({ url }) => Effect.logInfo(`serving on ${url}`))
+ * ```
+ *
+ * @category services
+ * @since 0.1.0
+ */
+export class Listener extends Context.Service<
+  Listener,
+  {
+    readonly server: Http.Server
+    /** The bound address, as Node reports it. */
+    readonly address: AddressInfo
+    /** `http://host:port` plus the default endpoint path (`/mcp`; not the `path` option of `serve`). */
+    readonly url: string
+  }
+>()("effect-mcp-runtime/layers/HttpTransport/Listener") {}
+
+/** How long open connections may finish once the server stops listening. */
+const closeGraceMs = 2000
+
+/**
+ * A Node HTTP server listening on 127.0.0.1:3000 unless told otherwise;
+ * closed when the layer is released.
+ *
+ * `node:http` is loaded when the layer is built, not when this module is:
+ * the one-file binary then starts its stdio server without the HTTP stack.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import * as HttpTransport from "effect-mcp-runtime/layers/HttpTransport"
+ *
+ * const ListenerLive = HttpTransport.layerServer({ port: 8080 })
+ * ```
+ *
+ * @category layers
+ * @since 0.1.0
+ */
+export const layerServer = (listen: ListenOptions = {}): Layer.Layer<Listener, ListenError> =>
+  Layer.effect(
+    Listener,
+    Effect.gen(function* () {
+      const http = yield* Effect.promise(() => import("node:http"))
+      const host = listen.host ?? "127.0.0.1"
+      const port = listen.port ?? 3000
+      const server = yield* Effect.acquireRelease(
+        Effect.callback<Http.Server, ListenError>((resume) => {
+          const server = http.createServer()
+          const onError = (error: NodeJS.ErrnoException) =>
+            resume(
+              Effect.fail(
+                new ListenError({ message: `cannot listen on ${host}:${port}: ${error.code ?? error.message}` })
+              )
+            )
+          server.once("error", onError)
+          server.listen({ host, port }, () => {
+            server.off("error", onError)
+            resume(Effect.succeed(server))
+          })
+        }),
+        (server) =>
+          Effect.callback<void>((resume) => {
+            // Idle keep-alive connections close now; busy ones get a moment.
+            const timer = setTimeout(() => server.closeAllConnections(), closeGraceMs)
+            server.close(() => {
+              clearTimeout(timer)
+              resume(Effect.void)
+            })
+            server.closeIdleConnections()
+          })
+      )
+      const address = server.address() as AddressInfo
+      const name = address.family === "IPv6" ? `[${address.address}]` : address.address
+      return Listener.of({ server, address, url: `http://${name}:${address.port}${defaults.path}` })
+    })
+  )
+
+// -- responses -----------------------------------------------------------------
+
+const errorBody = (code: number, message: string, id: RequestId | null = null): string =>
+  JSON.stringify({ jsonrpc: "2.0", id, error: { code, message } })
+
+/** The JSON-RPC error code of transport-level refusals (as the official SDK): a server error. */
+const transportError = -32000
+/** The JSON-RPC error code for an unknown or expired session (as the official SDK). */
+const sessionNotFound = -32001
+
+const allowedMethods = "GET, POST, DELETE"
+
+const pathOf = (url: string): string => {
+  const query = url.indexOf("?")
+  return query === -1 ? url : url.slice(0, query)
+}
+
+const header = (request: Http.IncomingMessage, name: string): string | undefined => {
+  const value = request.headers[name]
+  return Array.isArray(value) ? value.join(", ") : value
+}
+
+/** Writes a whole response, unless the client is already gone. */
+const respond = (
+  response: Http.ServerResponse,
+  status: number,
+  headers: Record<string, string>,
+  body?: string
+): Effect.Effect<void> =>
+  Effect.sync(() => {
+    if (response.headersSent || response.destroyed) return
+    response.writeHead(status, { ...headers, "content-length": body === undefined ? 0 : Buffer.byteLength(body) })
+    response.end(body)
+  })
+
+const json = (response: Http.ServerResponse, body: string, headers: Record<string, string> = {}) =>
+  respond(response, 200, { "content-type": "application/json", ...headers }, body)
+
+const eventStreamHeaders = { "content-type": "text/event-stream", "cache-control": "no-cache" }
+
+/** Starts an SSE response; the connection writes its events. */
+const openEventStream = (response: Http.ServerResponse): Connection => {
+  response.writeHead(200, eventStreamHeaders)
+  response.flushHeaders()
+  return {
+    write: (text) => {
+      if (!response.writableEnded && !response.destroyed) response.write(text)
+    },
+    end: () => {
+      if (!response.writableEnded) response.end()
+    }
+  }
+}
+
+type Body =
+  | { readonly _tag: "Body"; readonly bytes: Buffer }
+  | { readonly _tag: "TooLarge"; readonly size: number }
+  | { readonly _tag: "Failed" }
+
+/** Reads a request body, giving up as soon as it grows past `limit` bytes. */
+const readBody = (request: Http.IncomingMessage, limit: number): Effect.Effect<Body> =>
+  Effect.callback<Body>((resume) => {
+    const chunks: Array<Buffer> = []
+    let size = 0
+    let settled = false
+    const settle = (body: Body) => {
+      if (settled) return
+      settled = true
+      request.off("end", onEnd)
+      request.off("error", onError)
+      resume(Effect.succeed(body))
+    }
+    // Past the limit the bytes are dropped as they come (never buffered).
+    const onData = (chunk: Buffer) => {
+      size += chunk.length
+      if (size > limit) settle({ _tag: "TooLarge", size })
+      else if (!settled) chunks.push(chunk)
+    }
+    const onEnd = () => settle({ _tag: "Body", bytes: Buffer.concat(chunks, size) })
+    const onError = () => settle({ _tag: "Failed" })
+    request.on("data", onData)
+    request.on("end", onEnd)
+    request.on("error", onError)
+    return Effect.sync(() => {
+      settled = true
+      request.off("end", onEnd)
+      request.off("error", onError)
+    })
+  })
+
+const decoder = new TextDecoder()
+
+/**
+ * Serves MCP over Streamable HTTP on the {@link Listener} in context (see
+ * {@link layerServer}), running `session` (usually `McpServer.serve()`) once
+ * per MCP session with that session's {@link Transport} and the server-wide
+ * executor provided. Runs until interrupted; then every session ends and
+ * drains (`ServerConfig.shutdownGraceMs`) before it returns, and the
+ * connections still open get what their sessions owed them.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
+ * import * as Effect from "effect/Effect"
+ * import * as Layer from "effect/Layer"
+ * import * as Kernel from "effect-mcp-runtime/Kernel"
+ * import * as McpServer from "effect-mcp-runtime/McpServer"
+ * import * as HttpTransport from "effect-mcp-runtime/layers/HttpTransport"
+ *
+ * HttpTransport.serve(McpServer.serve()).pipe(
+ *   Effect.provide(Layer.mergeAll(HttpTransport.layerServer({ port: 3000 }), Kernel.layer())),
+ *   NodeRuntime.runMain
+ * )
+ * ```
+ *
+ * @category running
+ * @since 0.1.0
+ */
+export const serve = <E, R>(
+  session: Effect.Effect<void, E, R>,
+  options: Options = {}
+): Effect.Effect<never, never, Listener | Exclude<R, Transport | Executor>> =>
+  Effect.scoped(
+    Effect.gen(function* () {
+      const { server } = yield* Listener
+      const config = yield* ServerConfig
+      const clock = yield* Clock.Clock
+      const executor = yield* makeExecutor(yield* Policy.Policy)
+      const path = options.path ?? defaults.path
+      const allowedHosts = options.allowedHosts ?? defaults.allowedHosts
+      const allowedOrigins = options.allowedOrigins ?? defaults.allowedOrigins
+      const maxSessions = options.maxSessions ?? defaults.maxSessions
+      const keepAliveMs = options.keepAliveMs ?? defaults.keepAliveMs
+      const settings = {
+        sessionIdleMs: options.sessionIdleMs ?? defaults.sessionIdleMs,
+        resumeGraceMs: options.resumeGraceMs ?? defaults.resumeGraceMs,
+        retryMs: options.retryMs ?? defaults.retryMs,
+        replayEvents: options.replayEvents ?? defaults.replayEvents
+      }
+
+      // Sessions that answered initialize, by id; `live` also holds those still initializing.
+      const sessions = new Map<string, HttpSession>()
+      const live = new Set<HttpSession>()
+      let closing = false
+
+      const sessionFibers = yield* FiberSet.make()
+      const runSession = yield* FiberSet.runtime(sessionFibers)<Exclude<R, Transport | Executor>>()
+      const backgroundFibers = yield* FiberSet.make()
+      const runBackground = yield* FiberSet.runtime(backgroundFibers)<never>()
+      const schedule = (ms: number, effect: Effect.Effect<void>) => {
+        const fiber = runBackground(Effect.andThen(Effect.sleep(ms), effect))
+        return { cancel: () => fiber.interruptUnsafe() }
+      }
+
+      const onEnd = (ended: HttpSession, reason: EndReason): Effect.Effect<void> =>
+        Effect.suspend(() => {
+          if (sessions.get(ended.id) !== ended) return Effect.void
+          sessions.delete(ended.id)
+          return Effect.logInfo("http session ended", {
+            session: ended.label,
+            reason,
+            duration_ms: clock.currentTimeMillisUnsafe() - ended.startedAt
+          })
+        })
+
+      // -- refusals ---------------------------------------------------------------
+
+      const reject = (
+        request: Http.IncomingMessage,
+        response: Http.ServerResponse,
+        status: number,
+        message: string,
+        options: {
+          readonly code?: number | undefined
+          readonly id?: RequestId | null | undefined
+          readonly headers?: Record<string, string> | undefined
+          readonly session?: string | undefined
+        } = {}
+      ): Effect.Effect<void> => {
+        const fields: Record<string, unknown> = {
+          status,
+          reason: message,
+          method: request.method,
+          path: pathOf(request.url ?? "")
+        }
+        if (options.session !== undefined) fields.session = options.session
+        const log =
+          status === 403
+            ? Effect.logWarning("http request rejected", fields)
+            : Effect.logInfo("http request rejected", fields)
+        return Effect.andThen(
+          log,
+          respond(
+            response,
+            status,
+            { "content-type": "application/json", ...options.headers },
+            errorBody(options.code ?? transportError, message, options.id ?? null)
+          )
+        )
+      }
+
+      // The session a request names, or the refusal to send.
+      const sessionOf = (
+        request: Http.IncomingMessage,
+        response: Http.ServerResponse
+      ): HttpSession | Effect.Effect<void> => {
+        const id = header(request, "mcp-session-id")
+        if (id === undefined) {
+          return reject(
+            request,
+            response,
+            400,
+            "Bad Request: Mcp-Session-Id header is required (send initialize first)"
+          )
+        }
+        const found = sessions.get(id)
+        if (found === undefined) {
+          return reject(
+            request,
+            response,
+            404,
+            "Session not found: it was terminated or expired; initialize a new one",
+            {
+              code: sessionNotFound,
+              session: logLabel(id)
+            }
+          )
+        }
+        const version = header(request, "mcp-protocol-version")
+        if (version !== undefined && !ProtocolVersion.isSupported(version)) {
+          return reject(
+            request,
+            response,
+            400,
+            `Bad Request: unsupported MCP-Protocol-Version ${JSON.stringify(version)} ` +
+              `(supported: ${ProtocolVersion.supported.join(", ")})`,
+            { session: found.label }
+          )
+        }
+        return found
+      }
+
+      // -- answers ----------------------------------------------------------------
+
+      // Starts an SSE response and attaches it to a stream; the stream hears when it closes.
+      const streamOn = (owner: HttpSession, response: Http.ServerResponse, stream: SseStream) => {
+        const connection = openEventStream(response)
+        response.once("close", () => owner.connectionClosed(stream, connection))
+        owner.attachPost(stream, connection)
+      }
+
+      const answerWith = (
+        owner: HttpSession,
+        response: Http.ServerResponse,
+        decision: Decision,
+        headers?: Record<string, string>
+      ): Effect.Effect<void> => {
+        switch (decision._tag) {
+          case "Json":
+            return json(response, decision.body, headers)
+          case "Empty":
+            return respond(response, 200, eventStreamHeaders, "")
+          case "Sse":
+            return Effect.sync(() => {
+              if (response.destroyed) {
+                owner.abandon(decision.stream.exchange!, "The client disconnected before the request was answered.")
+              } else streamOn(owner, response, decision.stream)
+            })
+        }
+      }
+
+      // Waits for the first message due on an exchange and answers its POST accordingly.
+      const answer = (owner: HttpSession, response: Http.ServerResponse, exchange: Exchange): Effect.Effect<void> =>
+        Deferred.await(exchange.decision).pipe(
+          Effect.onInterrupt(() =>
+            Effect.suspend(() => {
+              // Nothing with an id was sent on this POST: nothing to resume.
+              const ids = owner.abandon(exchange, "The client disconnected before the request was answered.")
+              return ids.length === 0
+                ? Effect.void
+                : Effect.logInfo("http client disconnected; cancelling its requests", { session: owner.label, ids })
+            })
+          ),
+          Effect.flatMap((decision) => answerWith(owner, response, decision))
+        )
+
+      // -- POST -------------------------------------------------------------------
+
+      const initialize = Effect.fnUntraced(function* (
+        request: Http.IncomingMessage,
+        response: Http.ServerResponse,
+        frame: Frame,
+        id: RequestId
+      ) {
+        if (live.size >= maxSessions) {
+          return yield* reject(request, response, 503, `Service Unavailable: too many open sessions (${maxSessions})`)
+        }
+        const frames = yield* Queue.unbounded<Frame, Cause.Done>()
+        const owner: HttpSession = new HttpSession({ id: crypto.randomUUID(), frames, settings, schedule, onEnd })
+        owner.startedAt = clock.currentTimeMillisUnsafe()
+        live.add(owner)
+        const transport = Transport.of({
+          frames: Stream.fromQueue(frames),
+          send: (message, related) => owner.send(message, related),
+          detach: (related) => Effect.sync(() => owner.detach(related))
+        })
+        runSession(
+          session.pipe(
+            Effect.provideService(Transport, transport),
+            Effect.provideService(Executor, executor),
+            // The core's lines (one per request) name the session too.
+            Effect.annotateLogs("session", owner.label),
+            Effect.catchCause((cause) =>
+              Cause.hasInterruptsOnly(cause)
+                ? Effect.void
+                : Effect.andThen(
+                    Effect.logError("http session failed", { session: owner.label, cause: Cause.pretty(cause) }),
+                    owner.end("failed")
+                  )
+            ),
+            // The core returns once the session's frames have ended and it has drained.
+            Effect.ensuring(
+              Effect.andThen(
+                owner.end("shutdown"),
+                Effect.sync(() => {
+                  live.delete(owner)
+                  owner.finish()
+                })
+              )
+            )
+          ) as Effect.Effect<void, never, Exclude<R, Transport | Executor>>
+        )
+        const exchange = owner.open([id], false)
+        owner.offer(frame)
+        const decision = yield* Deferred.await(exchange.decision).pipe(Effect.onInterrupt(() => owner.end("abandoned")))
+        if (decision._tag === "Json") {
+          const answer = parseJson(decision.body) as { result?: { protocolVersion?: unknown } }
+          const version = isNotJson(answer) ? undefined : answer.result?.protocolVersion
+          if (typeof version === "string" && owner.ended === undefined) {
+            owner.protocolVersion = version
+            sessions.set(owner.id, owner)
+            owner.checkIdle()
+            yield* Effect.logInfo("http session started", { session: owner.label, protocol_version: version })
+            return yield* json(response, decision.body, { "mcp-session-id": owner.id })
+          }
+        }
+        // An error (bad params): no session.
+        yield* owner.end("initialize failed")
+        return yield* answerWith(owner, response, decision)
+      })
+
+      const post = Effect.fnUntraced(function* (request: Http.IncomingMessage, response: Http.ServerResponse) {
+        const accept = header(request, "accept")
+        if (!accepts(accept, "application/json") || !accepts(accept, "text/event-stream")) {
+          return yield* reject(
+            request,
+            response,
+            406,
+            "Not Acceptable: Accept must list both application/json and text/event-stream"
+          )
+        }
+        if (!isJsonContentType(header(request, "content-type"))) {
+          return yield* reject(request, response, 415, "Unsupported Media Type: Content-Type must be application/json")
+        }
+        const limit = config.maxMessageBytes
+        const tooLarge = (size: string) =>
+          reject(
+            request,
+            response,
+            413,
+            `Invalid Request: message of ${size} bytes exceeds the limit of ${limit} bytes`,
+            {
+              code: -32600,
+              // The rest of the body is not read: the connection closes after the answer.
+              headers: { connection: "close" }
+            }
+          )
+        const declared = header(request, "content-length")
+        if (declared !== undefined && Number(declared) > limit) return yield* tooLarge(declared)
+        const body = yield* readBody(request, limit)
+        if (body._tag === "TooLarge") return yield* tooLarge(`more than ${limit}`)
+        if (body._tag === "Failed")
+          return yield* reject(request, response, 400, "Bad Request: the body could not be read")
+        const bytes = body.bytes
+        if (!isUtf8(bytes)) {
+          return yield* reject(request, response, 400, "Parse error: the message is not valid UTF-8", { code: -32700 })
+        }
+        const text = decoder.decode(bytes)
+        const value = parseJson(text)
+        if (isNotJson(value)) {
+          return yield* reject(request, response, 400, "Parse error: the message is not valid JSON", { code: -32700 })
+        }
+        const batch = Array.isArray(value)
+        if (batch && value.length === 0) {
+          return yield* reject(request, response, 400, "Invalid Request: empty batch", { code: -32600 })
+        }
+        const messages: Array<Incoming> = batch ? value.map(classify) : [classify(value)]
+        for (const message of messages) {
+          if (message._tag === "Invalid") {
+            return yield* reject(request, response, 400, message.message, {
+              code: -32600,
+              id: batch ? null : message.id
+            })
+          }
+        }
+        const requests = messages.filter((message) => message._tag === "Request")
+        const frame: Frame = { _tag: "Message", text, bytes: bytes.length, parsed: value }
+
+        if (requests.some((message) => message.method === "initialize")) {
+          if (batch) {
+            return yield* reject(request, response, 400, "Invalid Request: initialize must not be part of a batch", {
+              code: -32600
+            })
+          }
+          const id = header(request, "mcp-session-id")
+          if (id !== undefined) {
+            return yield* sessions.has(id)
+              ? reject(request, response, 400, "Invalid Request: the session is already initialized", {
+                  code: -32600,
+                  id: requests[0]!.id,
+                  session: logLabel(id)
+                })
+              : reject(request, response, 404, "Session not found: send initialize without an Mcp-Session-Id header", {
+                  code: sessionNotFound,
+                  session: logLabel(id)
+                })
+          }
+          return yield* initialize(request, response, frame, requests[0]!.id)
+        }
+
+        const owner = sessionOf(request, response)
+        if (!(owner instanceof HttpSession)) return yield* owner
+        owner.touch()
+        if (batch && !owner.acceptsBatches) {
+          return yield* reject(
+            request,
+            response,
+            400,
+            `Invalid Request: JSON-RPC batches are not part of protocol version ${owner.protocolVersion}; ` +
+              `send one message per POST`,
+            { code: -32600, session: owner.label }
+          )
+        }
+        const seen = new Set<string>()
+        for (const message of requests) {
+          const key = requestKey(message.id)
+          if (seen.has(key) || owner.isOpen(message.id)) {
+            return yield* reject(
+              request,
+              response,
+              400,
+              `Invalid Request: id ${JSON.stringify(message.id)} is already in flight`,
+              { code: -32600, id: batch ? null : message.id, session: owner.label }
+            )
+          }
+          seen.add(key)
+        }
+        for (const message of messages) {
+          if (message._tag === "Notification" && message.method === "notifications/cancelled") {
+            const id = message.params?.requestId
+            if (typeof id === "string" || typeof id === "number") owner.clientCancelled(id)
+          }
+        }
+        if (requests.length === 0) {
+          owner.offer(frame)
+          owner.checkIdle()
+          return yield* respond(response, 202, {})
+        }
+        const exchange = owner.open(
+          requests.map((message) => message.id),
+          batch
+        )
+        owner.offer(frame)
+        return yield* answer(owner, response, exchange)
+      })
+
+      // -- GET and DELETE ---------------------------------------------------------
+
+      const get = Effect.fnUntraced(function* (request: Http.IncomingMessage, response: Http.ServerResponse) {
+        if (!accepts(header(request, "accept"), "text/event-stream")) {
+          return yield* reject(request, response, 406, "Not Acceptable: Accept must list text/event-stream")
+        }
+        const owner = sessionOf(request, response)
+        if (!(owner instanceof HttpSession)) return yield* owner
+        const lastEventId = header(request, "last-event-id")
+        const position = lastEventId === undefined ? { stream: standaloneStream, seq: -1 } : parseEventId(lastEventId)
+        if (position === undefined || (lastEventId !== undefined && !owner.canResume(position))) {
+          return yield* reject(
+            request,
+            response,
+            400,
+            `Bad Request: Last-Event-ID ${JSON.stringify(lastEventId)} names no stream that can be resumed`,
+            { session: owner.label }
+          )
+        }
+        if (owner.isAttached(position.stream)) {
+          return yield* reject(
+            request,
+            response,
+            409,
+            lastEventId === undefined
+              ? "Conflict: a GET stream is already open for this session"
+              : "Conflict: the stream is already open on another connection",
+            { session: owner.label }
+          )
+        }
+        // The headers go out at once; the events that waited for this stream follow them.
+        const connection = openEventStream(response)
+        const attached =
+          lastEventId === undefined ? owner.openStandalone(connection) : owner.resume(position, connection)
+        response.once("close", () => owner.connectionClosed(attached.stream, connection))
+        if (attached.lost > 0) {
+          yield* Effect.logWarning("resumed a stream whose oldest events were dropped from its buffer", {
+            session: owner.label,
+            last_event_id: lastEventId,
+            lost: attached.lost
+          })
+        }
+      })
+
+      const remove = Effect.fnUntraced(function* (request: Http.IncomingMessage, response: Http.ServerResponse) {
+        const owner = sessionOf(request, response)
+        if (!(owner instanceof HttpSession)) return yield* owner
+        yield* owner.end("deleted")
+        return yield* respond(response, 200, {})
+      })
+
+      // -- the endpoint -------------------------------------------------------------
+
+      const handle = (request: Http.IncomingMessage, response: Http.ServerResponse): Effect.Effect<void> =>
+        Effect.suspend(() => {
+          if (closing) return reject(request, response, 503, "Service Unavailable: the server is shutting down")
+          const host = header(request, "host")
+          if (!hostAllowed(host, allowedHosts)) {
+            return reject(
+              request,
+              response,
+              403,
+              `Forbidden: Host ${JSON.stringify(host ?? "")} is not allowed (see --allowed-hosts)`
+            )
+          }
+          const origin = header(request, "origin")
+          if (!originAllowed(origin, allowedOrigins)) {
+            return reject(
+              request,
+              response,
+              403,
+              `Forbidden: Origin ${JSON.stringify(origin)} is not allowed (see --allowed-origins)`
+            )
+          }
+          if (pathOf(request.url ?? "") !== path) {
+            return reject(request, response, 404, `Not Found: the MCP endpoint is ${path}`)
+          }
+          switch (request.method) {
+            case "POST":
+              return post(request, response)
+            case "GET":
+              return get(request, response)
+            case "DELETE":
+              return remove(request, response)
+            default:
+              return reject(request, response, 405, `Method Not Allowed: use ${allowedMethods}`, {
+                headers: { allow: allowedMethods }
+              })
+          }
+        }).pipe(
+          Effect.catchCause((cause) =>
+            Cause.hasInterruptsOnly(cause)
+              ? Effect.void
+              : Effect.andThen(
+                  Effect.logError("http handler failed", { cause: Cause.pretty(cause) }),
+                  respond(response, 500, { "content-type": "application/json" }, errorBody(-32603, "Internal error"))
+                )
+          )
+        )
+
+      const handlers = yield* FiberSet.make()
+      const runHandler = yield* FiberSet.runtime(handlers)<never>()
+      const onRequest = (request: Http.IncomingMessage, response: Http.ServerResponse) => {
+        const fiber = runHandler(handle(request, response))
+        // A client that goes away interrupts what is waiting on its behalf.
+        if (fiber.pollUnsafe() === undefined) {
+          response.once("close", () => {
+            if (!response.writableEnded) fiber.interruptUnsafe()
+          })
+        }
+      }
+      server.on("request", onRequest)
+      yield* Effect.addFinalizer(() => Effect.sync(() => server.off("request", onRequest)))
+
+      if (keepAliveMs > 0) {
+        runBackground(
+          Effect.forever(
+            Effect.andThen(
+              Effect.sleep(keepAliveMs),
+              Effect.sync(() => {
+                for (const owner of live) owner.keepAlive()
+              })
+            )
+          )
+        )
+      }
+
+      // Runs first when the server stops: every session ends, drains, and answers
+      // what it still owes on the connections still open.
+      yield* Effect.addFinalizer(() =>
+        Effect.gen(function* () {
+          closing = true
+          for (const owner of [...live]) yield* owner.end("shutdown")
+          yield* FiberSet.awaitEmpty(sessionFibers)
+        })
+      )
+
+      return yield* Effect.never
+    })
+  )
