@@ -31,8 +31,9 @@ import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Schema from "effect/Schema"
+import * as SchemaAST from "effect/SchemaAST"
 import { Client, ClientCapabilityMissing, ClientRequestFailed, type ClientError } from "./Client.ts"
-import { dereference, formatIssues, jsonSchemaRoot } from "./internal/compileTool.ts"
+import { dereference, formatIssues } from "./internal/compileTool.ts"
 import * as ProtocolVersion from "./ProtocolVersion.ts"
 
 /**
@@ -72,57 +73,236 @@ export type FormAnswer<A> =
  */
 export type FormSchema = Schema.Codec<any, { readonly [key: string]: unknown }, never, never>
 
+// The annotation `enumNames` sets; it is the JSON Schema keyword it becomes.
+const enumNamesKey = "enumNames"
+
+/**
+ * A single-choice field whose choices have labels, as the legacy
+ * `{ "type": "string", "enum": [...], "enumNames": [...] }` form field: a
+ * `Schema.Literals` of `values` annotated with the label of each, in order.
+ *
+ * **When to use**
+ *
+ * Only for clients that know `enumNames` and not titled choices: the MCP
+ * specification (2025-11-25) deprecates `enumNames` in favour of titled
+ * choices (`oneOf` of `const` and `title`), which a `Schema.Union` of
+ * titled literals generates:
+ * `Schema.Union([Schema.Literal("opt1").annotate({ title: "Option One" }), …])`.
+ *
+ * **Details**
+ *
+ * `names` has one label per value (the type requires as many). Inside a
+ * `Schema.Array` (a multi-select field, where the spec has no `enumNames`)
+ * the labels become titled choices (`items.anyOf`). The answer is decoded as
+ * the `Schema.Literals` of `values`.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import * as Schema from "effect/Schema"
+ * import * as Elicitation from "effect-mcp-runtime/Elicitation"
+ *
+ * const Form = Schema.Struct({
+ *   size: Elicitation.enumNames(["s", "m", "l"], ["Small", "Medium", "Large"]).annotate({ title: "Size" })
+ * })
+ * // requestedSchema.properties.size:
+ * // { "type": "string", "title": "Size", "enum": ["s", "m", "l"], "enumNames": ["Small", "Medium", "Large"] }
+ * ```
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const enumNames = <const Values extends ReadonlyArray<string>>(
+  values: Values,
+  names: { readonly [K in keyof Values]: string }
+): Schema.Literals<Values> => Schema.Literals(values).annotate({ [enumNamesKey]: names })
+
+type JsonObject = Record<string, unknown>
+type Definitions = Readonly<Record<string, unknown>>
+
 const formats = new Set(["email", "uri", "date", "date-time"])
 const nonFinite = new Set(["NaN", "Infinity", "-Infinity"])
+// The keywords of annotations alone: a struct key's own annotations
+// (`annotateKey`) come as an `allOf` of them.
+const annotationKeywords = new Set(["title", "description", "default", "examples"])
+
+const isObject = (value: unknown): value is JsonObject =>
+  typeof value === "object" && value !== null && !Array.isArray(value)
+
+const show = (value: unknown): string =>
+  typeof value === "number" || typeof value === "bigint" || value === undefined
+    ? String(value)
+    : (JSON.stringify(value) ?? String(value))
+
+const defect = (key: string, problem: string): Error => new Error(`Elicitation.form: field "${key}" ${problem}`)
+
+const notFlat = (key: string): Error =>
+  defect(
+    key,
+    "is not a string, number, integer, boolean, choice of strings or multi-select of string choices; a form is flat"
+  )
+
+// A property with its `$ref` resolved and the key's own annotations merged in.
+const resolveProperty = (raw: JsonObject, definitions: Definitions): JsonObject => {
+  const property = dereference(raw, definitions)
+  const fragments = property.allOf
+  if (
+    !Array.isArray(fragments) ||
+    !fragments.every((f) => isObject(f) && Object.keys(f).every((k) => annotationKeywords.has(k)))
+  ) {
+    return property
+  }
+  const { allOf: _, ...rest } = property
+  return Object.assign(rest, ...(fragments as Array<JsonObject>))
+}
+
+interface Choice {
+  readonly value: unknown
+  readonly title: string | undefined
+}
+
+// The choices a (plain) JSON Schema offers, or undefined when it is not a choice.
+const choicesOf = (schema: JsonObject): ReadonlyArray<Choice> | undefined => {
+  if (Array.isArray(schema.oneOf)) {
+    return (schema.oneOf as Array<JsonObject>).map((o) => ({ value: o.const, title: o.title as string }))
+  }
+  const title = typeof schema.title === "string" ? schema.title : undefined
+  if (Array.isArray(schema.enum)) {
+    // A lone literal's title names the choice; a group of literals shares no label.
+    return schema.enum.length === 1
+      ? [{ value: schema.enum[0], title }]
+      : schema.enum.map((value) => ({ value, title: undefined }))
+  }
+  return "const" in schema ? [{ value: schema.const, title }] : undefined
+}
 
 // Effect describes `Schema.Number` as a number or the strings "NaN",
 // "Infinity", "-Infinity", and an optional field as the field or null: a
-// form field is the plain branch.
-const plainBranch = (property: Record<string, unknown>): Record<string, unknown> => {
+// form field is the plain branch. A union of string literals is a choice:
+// titled (`oneOf` of `const` and `title`) when one of them has a title.
+const plainBranch = (raw: JsonObject, definitions: Definitions): JsonObject => {
+  const property = resolveProperty(raw, definitions)
   if (!Array.isArray(property.anyOf)) return property
-  const branches = (property.anyOf as Array<Record<string, unknown>>).filter(
-    (branch) =>
-      branch.type !== "null" &&
-      !(branch.type === "string" && Array.isArray(branch.enum) && branch.enum.every((v) => nonFinite.has(v)))
-  )
+  const branches = (property.anyOf as Array<JsonObject>)
+    .map((branch) => resolveProperty(branch, definitions))
+    .filter(
+      (branch) =>
+        branch.type !== "null" &&
+        !(branch.type === "string" && Array.isArray(branch.enum) && branch.enum.every((v) => nonFinite.has(v)))
+    )
   const { anyOf: _, ...rest } = property
-  if (branches.length === 1) return { ...rest, ...plainBranch(branches[0]!) }
-  // A choice of string literals.
-  const values = branches.flatMap((branch) =>
-    Array.isArray(branch.enum) ? branch.enum : "const" in branch ? [branch.const] : [undefined]
-  )
-  if (values.length > 0 && values.every((v) => typeof v === "string")) return { ...rest, type: "string", enum: values }
-  return property
+  if (branches.length === 1) return { ...rest, ...plainBranch(branches[0]!, definitions) }
+  const choices: Array<Choice> = []
+  for (const branch of branches) {
+    const offered = choicesOf(plainBranch(branch, definitions))
+    if (offered === undefined) return property
+    for (const choice of offered) if (!choices.some((c) => c.value === choice.value)) choices.push(choice)
+  }
+  if (choices.length === 0 || !choices.every((c) => typeof c.value === "string")) return property
+  return choices.some((c) => c.title !== undefined)
+    ? { ...rest, type: "string", oneOf: choices.map((c) => ({ const: c.value, title: c.title ?? c.value })) }
+    : { ...rest, type: "string", enum: choices.map((c) => c.value) }
 }
 
-const pick = (from: Record<string, unknown>, keys: ReadonlyArray<string>): Record<string, unknown> => {
-  const out: Record<string, unknown> = {}
+// The labels of an `enumNames` choice, one per value.
+const enumNamesOf = (key: string, schema: JsonObject): ReadonlyArray<string> | undefined => {
+  const names = schema[enumNamesKey]
+  if (names === undefined) return undefined
+  const values = schema.enum as ReadonlyArray<unknown>
+  if (!Array.isArray(names) || names.length !== values.length || !names.every((n) => typeof n === "string")) {
+    throw defect(key, `has enumNames ${show(names)}: it needs one string per choice (${values.length})`)
+  }
+  return names
+}
+
+const pick = (from: JsonObject, keys: ReadonlyArray<string>): JsonObject => {
+  const out: JsonObject = {}
   for (const key of keys) if (from[key] !== undefined) out[key] = from[key]
   return out
 }
 
+const bound = (value: unknown): number | undefined =>
+  typeof value === "number" && Math.abs(value) < Number.MAX_SAFE_INTEGER ? value : undefined
+
+// What the Schema itself says of the field, for the annotations its JSON
+// Schema loses (Effect drops them where the JSON codec adds a
+// transformation: `Schema.Number`, `Schema.Date`).
+const declared = (
+  field: Schema.Top
+): { readonly title: unknown; readonly description: unknown; readonly default: unknown } => {
+  const ast = field.ast
+  // `Schema.optional(X)`: X or undefined; X's annotations describe the field.
+  const members = SchemaAST.isUnion(ast) ? ast.types.filter((member) => !SchemaAST.isUndefined(member)) : []
+  const sources = [
+    Schema.resolveAnnotationsKey(field),
+    SchemaAST.resolve(ast),
+    members.length === 1 ? SchemaAST.resolve(members[0]!) : undefined
+  ]
+  const first = (key: string): unknown => sources.find((source) => source?.[key] !== undefined)?.[key]
+  return { title: first("title"), description: first("description"), default: first("default") }
+}
+
 // One field, in the restricted JSON Schema a client renders (only the
 // keywords the spec lists for each type). A constraint the form cannot say
-// is still checked when the answer is decoded with the Schema.
-const fieldOf = (key: string, raw: Record<string, unknown>): Record<string, unknown> => {
-  const property = plainBranch(raw)
-  const text = pick(property, ["title", "description"])
+// is still checked when the answer is decoded with the Schema. A default
+// that is not one of the field's values is a defect.
+const fieldOf = (key: string, raw: JsonObject, definitions: Definitions, field: Schema.Top | undefined): JsonObject => {
+  const property = plainBranch(raw, definitions)
+  const fallback = field === undefined ? undefined : declared(field)
+  const title = typeof property.title === "string" ? property.title : fallback?.title
+  const description = typeof property.description === "string" ? property.description : fallback?.description
+  const text: JsonObject = {
+    ...(typeof title === "string" ? { title } : {}),
+    ...(typeof description === "string" ? { description } : {})
+  }
+  // The JSON Schema's default is JSON already; the Schema's is a value of its type.
+  let value: unknown = property.default
+  if (value === undefined && field !== undefined && fallback?.default !== undefined) {
+    const encoded = Schema.encodeUnknownExit(Schema.toCodecJson(field as Schema.Codec<unknown, unknown>))(
+      fallback.default
+    )
+    if (Exit.isFailure(encoded)) throw defect(key, `has a default its Schema cannot encode: ${show(fallback.default)}`)
+    value = encoded.value
+  }
+  const defaultIf = (valid: (value: unknown) => boolean, expected: string): JsonObject => {
+    if (value === undefined) return {}
+    if (!valid(value)) throw defect(key, `has the default ${show(value)}, which is not ${expected}`)
+    return { default: value }
+  }
+  const listed = (values: ReadonlyArray<unknown>): string => values.map(show).join(", ")
   switch (property.type) {
     case "string": {
-      if (Array.isArray(property.enum)) return { type: "string", ...text, enum: property.enum }
+      if (Array.isArray(property.oneOf)) {
+        const values = (property.oneOf as Array<JsonObject>).map((o) => o.const)
+        return {
+          type: "string",
+          ...text,
+          oneOf: property.oneOf,
+          ...defaultIf((u) => values.includes(u), `one of its choices (${listed(values)})`)
+        }
+      }
+      if (Array.isArray(property.enum)) {
+        const values: ReadonlyArray<unknown> = property.enum
+        const names = enumNamesOf(key, property)
+        return {
+          type: "string",
+          ...text,
+          enum: values,
+          ...(names === undefined ? {} : { enumNames: names }),
+          ...defaultIf((u) => values.includes(u), `one of its choices (${listed(values)})`)
+        }
+      }
       return {
         type: "string",
         ...text,
         ...pick(property, ["minLength", "maxLength"]),
         ...(typeof property.format === "string" && formats.has(property.format) ? { format: property.format } : {}),
-        ...(typeof property.default === "string" ? { default: property.default } : {})
+        ...defaultIf((u) => typeof u === "string", "a string")
       }
     }
     case "number":
     case "integer": {
       const integer = property.type === "integer"
-      const bound = (value: unknown): number | undefined =>
-        typeof value === "number" && Math.abs(value) < Number.MAX_SAFE_INTEGER ? value : undefined
       const minimum =
         bound(property.minimum) ??
         (bound(property.exclusiveMinimum) === undefined
@@ -138,31 +318,68 @@ const fieldOf = (key: string, raw: Record<string, unknown>): Record<string, unkn
         ...text,
         ...(minimum === undefined ? {} : { minimum }),
         ...(maximum === undefined ? {} : { maximum }),
-        ...(typeof property.default === "number" ? { default: property.default } : {})
+        ...defaultIf(
+          (u) => typeof u === "number" && (integer ? Number.isInteger(u) : Number.isFinite(u)),
+          integer ? "an integer" : "a finite number"
+        )
       }
     }
     case "boolean":
-      return {
-        type: "boolean",
-        ...text,
-        ...(typeof property.default === "boolean" ? { default: property.default } : {})
+      return { type: "boolean", ...text, ...defaultIf((u) => typeof u === "boolean", "a boolean") }
+    case "array": {
+      // A multi-select: an array of string choices.
+      const items =
+        isObject(property.items) && property.prefixItems === undefined
+          ? plainBranch(property.items, definitions)
+          : undefined
+      if (
+        items === undefined ||
+        items.type !== "string" ||
+        !(Array.isArray(items.oneOf) || Array.isArray(items.enum))
+      ) {
+        throw notFlat(key)
       }
+      const names = Array.isArray(items.enum) ? enumNamesOf(key, items) : undefined
+      const choices: ReadonlyArray<JsonObject> | undefined = Array.isArray(items.oneOf)
+        ? items.oneOf
+        : names === undefined
+          ? undefined
+          : (items.enum as Array<unknown>).map((value, i) => ({ const: value, title: names[i] }))
+      const values = choices === undefined ? (items.enum as Array<unknown>) : choices.map((c) => c.const)
+      const count = (n: unknown) =>
+        bound(n) !== undefined && Number.isInteger(n) && (n as number) >= 0 ? n : undefined
+      return {
+        type: "array",
+        ...text,
+        ...(count(property.minItems) === undefined ? {} : { minItems: property.minItems }),
+        ...(count(property.maxItems) === undefined ? {} : { maxItems: property.maxItems }),
+        items: choices === undefined ? { type: "string", enum: values } : { anyOf: choices },
+        ...defaultIf(
+          (u) => Array.isArray(u) && u.every((v) => values.includes(v)),
+          `a list of its choices (${listed(values)})`
+        )
+      }
+    }
     default:
-      throw new Error(
-        `Elicitation.form: field "${key}" is not a string, number, integer, boolean or choice of strings; ` +
-          `a form is flat`
-      )
+      throw notFlat(key)
   }
 }
 
 // The elicitation form schema: a flat object of primitive fields. Anything
 // else is a programming error in the handler, reported as a defect.
-const requestedSchemaOf = (schema: FormSchema): Record<string, unknown> => {
-  const { definitions, root: top } = jsonSchemaRoot(schema)
+const requestedSchemaOf = (schema: FormSchema): JsonObject => {
+  const document = Schema.toJsonSchemaDocument(schema, { includeAnnotationKey: (key) => key === enumNamesKey })
+  const definitions = document.definitions
+  const top = dereference(document.schema as JsonObject, definitions)
   if (top.type !== "object") throw new Error("Elicitation.form needs a Schema.Struct")
-  const properties = (top.properties ?? {}) as Record<string, Record<string, unknown>>
-  const flat: Record<string, unknown> = {}
-  for (const [key, property] of Object.entries(properties)) flat[key] = fieldOf(key, dereference(property, definitions))
+  const properties = (top.properties ?? {}) as Record<string, JsonObject>
+  // A Struct's or Class's fields, for what their JSON Schema loses.
+  const fields = (schema as { readonly fields?: Readonly<Record<string, Schema.Top>> }).fields
+  const flat: JsonObject = {}
+  for (const [key, property] of Object.entries(properties)) {
+    const field = fields !== undefined && Object.hasOwn(fields, key) ? fields[key] : undefined
+    flat[key] = fieldOf(key, property, definitions, field)
+  }
   return {
     type: "object",
     properties: flat,

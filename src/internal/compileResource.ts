@@ -90,7 +90,10 @@ const entries = (fields: Record<string, unknown>, resource: Resource.Common): Re
 const contentsOf = (value: Resource.Contents, uri: string, mimeType: string | undefined): Array<ResourceContents> => {
   const withMime = (item: { uri: string; text: string } | { uri: string; blob: string }, own: string | undefined) => {
     const type = own ?? mimeType
-    return type === undefined ? item : { ...item, mimeType: type }
+    if (type === undefined) return item
+    // uri, mimeType, then the data: the order of the spec's examples.
+    const { uri: itemUri, ...data } = item
+    return { uri: itemUri, mimeType: type, ...data }
   }
   if (typeof value === "string") return [withMime({ uri, text: value }, undefined)]
   if (value instanceof Uint8Array) return [withMime({ uri, blob: Base64.encode(value) }, undefined)]
