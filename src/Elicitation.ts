@@ -2,7 +2,9 @@
  * Elicitation: a handler asks the user, through the client, for values it
  * needs (`elicitation/create`). In form mode the request describes a flat
  * form — generated from a `Schema.Struct` of strings, numbers, integers,
- * booleans and literal choices — and the answer is decoded with that Schema.
+ * booleans, single choices and multi-selects of string literals (titled or
+ * not), each with its title, description and default — and the answer is
+ * decoded with that Schema.
  * In URL mode (protocol 2025-11-25) the client opens a URL for the user.
  *
  * The client's declared capabilities are checked first: a client without
@@ -142,18 +144,23 @@ const notFlat = (key: string): Error =>
     "is not a string, number, integer, boolean, choice of strings or multi-select of string choices; a form is flat"
   )
 
-// A property with its `$ref` resolved and the key's own annotations merged in.
+// A property with its `$ref` resolved, the key's own annotations merged in,
+// and the branches of a union (`{ mode: "oneOf" }` too) as `anyOf`.
 const resolveProperty = (raw: JsonObject, definitions: Definitions): JsonObject => {
-  const property = dereference(raw, definitions)
+  let property = dereference(raw, definitions)
   const fragments = property.allOf
   if (
-    !Array.isArray(fragments) ||
-    !fragments.every((f) => isObject(f) && Object.keys(f).every((k) => annotationKeywords.has(k)))
+    Array.isArray(fragments) &&
+    fragments.every((f) => isObject(f) && Object.keys(f).every((k) => annotationKeywords.has(k)))
   ) {
-    return property
+    const { allOf: _, ...rest } = property
+    property = Object.assign(rest, ...(fragments as Array<JsonObject>))
   }
-  const { allOf: _, ...rest } = property
-  return Object.assign(rest, ...(fragments as Array<JsonObject>))
+  if (Array.isArray(property.oneOf) && property.type === undefined && property.anyOf === undefined) {
+    const { oneOf, ...rest } = property
+    property = { ...rest, anyOf: oneOf }
+  }
+  return property
 }
 
 interface Choice {
@@ -190,8 +197,9 @@ const plainBranch = (raw: JsonObject, definitions: Definitions): JsonObject => {
         branch.type !== "null" &&
         !(branch.type === "string" && Array.isArray(branch.enum) && branch.enum.every((v) => nonFinite.has(v)))
     )
+  // The union's own annotations (`Schema.optional(X).annotate(…)`) win over X's.
   const { anyOf: _, ...rest } = property
-  if (branches.length === 1) return { ...rest, ...plainBranch(branches[0]!, definitions) }
+  if (branches.length === 1) return { ...plainBranch(branches[0]!, definitions), ...rest }
   const choices: Array<Choice> = []
   for (const branch of branches) {
     const offered = choicesOf(plainBranch(branch, definitions))
@@ -327,11 +335,13 @@ const fieldOf = (key: string, raw: JsonObject, definitions: Definitions, field: 
     case "boolean":
       return { type: "boolean", ...text, ...defaultIf((u) => typeof u === "boolean", "a boolean") }
     case "array": {
-      // A multi-select: an array of string choices.
-      const items =
-        isObject(property.items) && property.prefixItems === undefined
-          ? plainBranch(property.items, definitions)
-          : undefined
+      // A multi-select: an array of string choices (`Schema.NonEmptyArray`
+      // repeats the items as its first element).
+      const prefix = property.prefixItems
+      const uniform =
+        prefix === undefined ||
+        (Array.isArray(prefix) && prefix.every((p) => JSON.stringify(p) === JSON.stringify(property.items)))
+      const items = isObject(property.items) && uniform ? plainBranch(property.items, definitions) : undefined
       if (
         items === undefined ||
         items.type !== "string" ||
@@ -346,13 +356,12 @@ const fieldOf = (key: string, raw: JsonObject, definitions: Definitions, field: 
           ? undefined
           : (items.enum as Array<unknown>).map((value, i) => ({ const: value, title: names[i] }))
       const values = choices === undefined ? (items.enum as Array<unknown>) : choices.map((c) => c.const)
-      const count = (n: unknown) =>
-        bound(n) !== undefined && Number.isInteger(n) && (n as number) >= 0 ? n : undefined
+      const count = (n: unknown): n is number => typeof n === "number" && Number.isSafeInteger(n) && n >= 0
       return {
         type: "array",
         ...text,
-        ...(count(property.minItems) === undefined ? {} : { minItems: property.minItems }),
-        ...(count(property.maxItems) === undefined ? {} : { maxItems: property.maxItems }),
+        ...(count(property.minItems) ? { minItems: property.minItems } : {}),
+        ...(count(property.maxItems) ? { maxItems: property.maxItems } : {}),
         items: choices === undefined ? { type: "string", enum: values } : { anyOf: choices },
         ...defaultIf(
           (u) => Array.isArray(u) && u.every((v) => values.includes(v)),
@@ -402,6 +411,18 @@ const invalidAnswer = (method: string, detail: string) =>
  * they enter with it. Fails with `ClientCapabilityMissing` when the client
  * did not declare elicitation (form mode) or speaks a protocol older than
  * 2025-06-18.
+ *
+ * **Details**
+ *
+ * Each field becomes one of the spec's form fields: `Schema.String`,
+ * `Schema.Number`/`Schema.Finite`, `Schema.Int`, `Schema.Boolean`; a
+ * `Schema.Literals` (an `enum`), a `Schema.Union` of literals annotated with
+ * titles (a titled choice, `oneOf` of `const` and `title`), {@link enumNames}
+ * (the legacy titled choice); a `Schema.Array` of either kind of choice (a
+ * multi-select, with `minItems`/`maxItems` from `Schema.isMinLength` /
+ * `Schema.isMaxLength`). `title`, `description` and `default` annotations are
+ * kept. Any other field, or a default that is not one of the field's values,
+ * is a defect: a form is flat.
  *
  * **Example**
  *

@@ -5,6 +5,7 @@
  * while waiting, and a connection that closes.
  */
 import { assert, describe, it } from "@effect/vitest"
+import { ElicitRequestParamsSchema } from "@modelcontextprotocol/sdk/types.js"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
@@ -44,6 +45,70 @@ const Rich = Schema.Struct({
   note: Schema.optional(Schema.String)
 })
 
+// The forms of the official conformance suite's elicitation checks:
+// defaults on every primitive (SEP-1034) and the five kinds of choice (SEP-1330).
+const Sep1034Defaults = Schema.Struct({
+  name: Schema.optionalKey(Schema.String.annotate({ description: "User name", default: "John Doe" })),
+  age: Schema.optionalKey(Schema.Int.annotate({ description: "User age", default: 30 })),
+  score: Schema.optionalKey(Schema.Number.annotate({ description: "User score", default: 95.5 })),
+  status: Schema.optionalKey(
+    Schema.Literals(["active", "inactive", "pending"]).annotate({ description: "User status", default: "active" })
+  ),
+  verified: Schema.optionalKey(Schema.Boolean.annotate({ description: "Verification status", default: true }))
+})
+
+const Sep1330Enums = Schema.Struct({
+  untitledSingle: Schema.Literals(["option1", "option2", "option3"]).annotate({ description: "Select one option" }),
+  titledSingle: Schema.Union([
+    Schema.Literal("value1").annotate({ title: "First Option" }),
+    Schema.Literal("value2").annotate({ title: "Second Option" }),
+    Schema.Literal("value3").annotate({ title: "Third Option" })
+  ]).annotate({ description: "Select one option with titles" }),
+  legacyEnum: Elicitation.enumNames(["opt1", "opt2", "opt3"], ["Option One", "Option Two", "Option Three"]).annotate({
+    description: "Select one option (legacy)"
+  }),
+  untitledMulti: Schema.Array(Schema.Literals(["option1", "option2", "option3"]))
+    .check(Schema.isMinLength(1), Schema.isMaxLength(3))
+    .annotate({ description: "Select multiple options" }),
+  titledMulti: Schema.Array(
+    Schema.Union([
+      Schema.Literal("value1").annotate({ title: "First Choice" }),
+      Schema.Literal("value2").annotate({ title: "Second Choice" }),
+      Schema.Literal("value3").annotate({ title: "Third Choice" })
+    ])
+  )
+    .check(Schema.isMinLength(1), Schema.isMaxLength(3))
+    .annotate({ description: "Select multiple options with titles" })
+})
+
+const forms: Record<string, Elicitation.FormSchema> = {
+  sep1034: Sep1034Defaults,
+  sep1330: Sep1330Enums,
+  more: Schema.Struct({
+    // No literal has a title: an untitled choice, however the union is written.
+    plain: Schema.Union([Schema.Literal("a"), Schema.Literal("b")]).annotate({ title: "Plain" }),
+    // One literal has a title: titled, the others titled with their value.
+    mixed: Schema.Union([Schema.Literal("a").annotate({ title: "Ay" }), Schema.Literal("b")]),
+    maybe: Schema.optional(
+      Schema.Union([Schema.Literal("x").annotate({ title: "Ex" }), Schema.Literal("y").annotate({ title: "Why" })])
+    ).annotate({ title: "Maybe", default: "y" }),
+    tags: Schema.optionalKey(Schema.Array(Schema.Literals(["red", "green"])).annotate({ default: ["green"] })),
+    sizes: Schema.Array(Elicitation.enumNames(["s", "m"], ["Small", "Medium"])),
+    since: Schema.optionalKey(Schema.Date.annotate({ title: "Since", default: new Date(0) })),
+    ratio: Schema.optionalKey(Schema.Number).annotateKey({ description: "A ratio", default: 0.5 })
+  }),
+  badDefault: Schema.Struct({
+    status: Schema.Literals(["active", "inactive"]).annotate({ default: "archived" as "active" })
+  }),
+  badMultiDefault: Schema.Struct({
+    tags: Schema.Array(Schema.Literals(["red", "green"])).annotate({ default: ["blue" as "red"] })
+  }),
+  badNumberDefault: Schema.Struct({ count: Schema.Int.annotate({ default: 1.5 }) }),
+  badEnumNames: Schema.Struct({ size: Schema.Literals(["s", "m"]).annotate({ enumNames: ["Small"] }) }),
+  nested: Schema.Struct({ address: Schema.Struct({ city: Schema.String }) }),
+  strings: Schema.Struct({ names: Schema.Array(Schema.String) })
+}
+
 const makeCapability = (ended: Queue.Queue<string>) =>
   Capability.make(
     { id: "t", description: "client requests", version: "1.0.0" },
@@ -71,6 +136,17 @@ const makeCapability = (ended: Queue.Queue<string>) =>
             Effect.as(
               Elicitation.form("Nested", Schema.Struct({ address: Schema.Struct({ city: Schema.String }) })),
               "?"
+            )
+          )
+        ),
+        Tool.make("ask_form", {
+          description: "asks for one of the forms",
+          input: Schema.Struct({ form: Schema.String })
+        }).pipe(
+          Tool.handle(({ form }) =>
+            Elicitation.form(`Form ${form}`, forms[form]!).pipe(
+              Effect.map((answer) => JSON.stringify(answer)),
+              Effect.catchDefect((defect) => Effect.succeed(`defect: ${(defect as Error).message}`))
             )
           )
         ),
@@ -146,6 +222,17 @@ const setup = (
 
 const call = (client: TestClient, id: string | number, name: string) =>
   client.send({ jsonrpc: "2.0", id, method: "tools/call", params: { name, arguments: {} } })
+
+const askForm = (client: TestClient, id: number, form: string) =>
+  client.send({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "t_ask_form", arguments: { form } } })
+
+// The SDK's own schema of the request's params: it must accept them and keep
+// every keyword (it drops the keywords it does not know for a field's kind).
+const assertSdkAccepts = (params: unknown) => {
+  const parsed = ElicitRequestParamsSchema.safeParse(params)
+  assert.isTrue(parsed.success, parsed.success ? "" : parsed.error.message)
+  assert.deepStrictEqual(parsed.data, params)
+}
 
 const reply = (client: TestClient, id: unknown, result: unknown) => client.send({ jsonrpc: "2.0", id, result })
 
@@ -250,6 +337,194 @@ describe("elicitation", () => {
       const nested = yield* client.read
       assert.strictEqual(nested.id, 2)
       assert.strictEqual(errorMeta(nested).code, "internal_error")
+    })
+  )
+
+  it.effect("defaults on every kind of field (SEP-1034): the conformance suite's form, exactly", () =>
+    Effect.gen(function* () {
+      const { client } = yield* setup({ elicitation: {} })
+      yield* askForm(client, 1, "sep1034")
+      const request = yield* client.read
+      assert.deepStrictEqual(request.params.requestedSchema, {
+        type: "object",
+        properties: {
+          name: { type: "string", description: "User name", default: "John Doe" },
+          age: { type: "integer", description: "User age", default: 30 },
+          score: { type: "number", description: "User score", default: 95.5 },
+          status: {
+            type: "string",
+            description: "User status",
+            enum: ["active", "inactive", "pending"],
+            default: "active"
+          },
+          verified: { type: "boolean", description: "Verification status", default: true }
+        }
+      })
+      assertSdkAccepts(request.params)
+      const content = { name: "Jane Smith", age: 25, score: 88.0, status: "inactive", verified: false }
+      yield* reply(client, request.id, { action: "accept", content })
+      assert.deepStrictEqual(JSON.parse(text(yield* client.read)), { action: "accept", content })
+    })
+  )
+
+  it.effect("choices (SEP-1330): untitled, titled, legacy enumNames, and multi-select, exactly", () =>
+    Effect.gen(function* () {
+      const { client } = yield* setup({ elicitation: {} })
+      yield* askForm(client, 1, "sep1330")
+      const request = yield* client.read
+      assert.deepStrictEqual(request.params.requestedSchema, {
+        type: "object",
+        properties: {
+          untitledSingle: {
+            type: "string",
+            description: "Select one option",
+            enum: ["option1", "option2", "option3"]
+          },
+          titledSingle: {
+            type: "string",
+            description: "Select one option with titles",
+            oneOf: [
+              { const: "value1", title: "First Option" },
+              { const: "value2", title: "Second Option" },
+              { const: "value3", title: "Third Option" }
+            ]
+          },
+          legacyEnum: {
+            type: "string",
+            description: "Select one option (legacy)",
+            enum: ["opt1", "opt2", "opt3"],
+            enumNames: ["Option One", "Option Two", "Option Three"]
+          },
+          untitledMulti: {
+            type: "array",
+            description: "Select multiple options",
+            minItems: 1,
+            maxItems: 3,
+            items: { type: "string", enum: ["option1", "option2", "option3"] }
+          },
+          titledMulti: {
+            type: "array",
+            description: "Select multiple options with titles",
+            minItems: 1,
+            maxItems: 3,
+            items: {
+              anyOf: [
+                { const: "value1", title: "First Choice" },
+                { const: "value2", title: "Second Choice" },
+                { const: "value3", title: "Third Choice" }
+              ]
+            }
+          }
+        },
+        required: ["untitledSingle", "titledSingle", "legacyEnum", "untitledMulti", "titledMulti"]
+      })
+      assertSdkAccepts(request.params)
+      const content = {
+        untitledSingle: "option1",
+        titledSingle: "value1",
+        legacyEnum: "opt1",
+        untitledMulti: ["option1", "option2"],
+        titledMulti: ["value1", "value2"]
+      }
+      yield* reply(client, request.id, { action: "accept", content })
+      assert.deepStrictEqual(JSON.parse(text(yield* client.read)), { action: "accept", content })
+
+      // A choice that is not offered, or too many of them, fails to decode.
+      yield* askForm(client, 2, "sep1330")
+      yield* reply(client, (yield* client.read).id, {
+        action: "accept",
+        content: { ...content, titledSingle: "value9", untitledMulti: [] }
+      })
+      const invalid = text(yield* client.read)
+      assert.include(invalid, "- titledSingle:")
+      assert.include(invalid, "- untitledMulti:")
+    })
+  )
+
+  it.effect("titles only where a literal has one; defaults of optional, multi-select, Date and key fields", () =>
+    Effect.gen(function* () {
+      const { client } = yield* setup({ elicitation: {} })
+      yield* askForm(client, 1, "more")
+      const request = yield* client.read
+      assert.deepStrictEqual(request.params.requestedSchema, {
+        type: "object",
+        properties: {
+          plain: { type: "string", title: "Plain", enum: ["a", "b"] },
+          mixed: {
+            type: "string",
+            oneOf: [
+              { const: "a", title: "Ay" },
+              { const: "b", title: "b" }
+            ]
+          },
+          maybe: {
+            type: "string",
+            title: "Maybe",
+            oneOf: [
+              { const: "x", title: "Ex" },
+              { const: "y", title: "Why" }
+            ],
+            default: "y"
+          },
+          tags: { type: "array", items: { type: "string", enum: ["red", "green"] }, default: ["green"] },
+          sizes: {
+            type: "array",
+            items: {
+              anyOf: [
+                { const: "s", title: "Small" },
+                { const: "m", title: "Medium" }
+              ]
+            }
+          },
+          since: { type: "string", title: "Since", default: "1970-01-01T00:00:00.000Z" },
+          ratio: { type: "number", description: "A ratio", default: 0.5 }
+        },
+        required: ["plain", "mixed", "sizes"]
+      })
+      assertSdkAccepts(request.params)
+      yield* reply(client, request.id, {
+        action: "accept",
+        content: {
+          plain: "b",
+          mixed: "a",
+          maybe: "x",
+          tags: ["red", "green"],
+          sizes: ["m"],
+          since: "2025-01-02T00:00:00.000Z"
+        }
+      })
+      assert.deepStrictEqual(JSON.parse(text(yield* client.read)), {
+        action: "accept",
+        content: {
+          plain: "b",
+          mixed: "a",
+          maybe: "x",
+          tags: ["red", "green"],
+          sizes: ["m"],
+          since: "2025-01-02T00:00:00.000Z"
+        }
+      })
+    })
+  )
+
+  it.effect("a default that is not one of the field's values, or a field a form cannot hold, is a defect", () =>
+    Effect.gen(function* () {
+      const { client } = yield* setup({ elicitation: {} })
+      const defects = {
+        badDefault: 'field "status" has the default "archived", which is not one of its choices ("active", "inactive")',
+        badMultiDefault: 'field "tags" has the default ["blue"], which is not a list of its choices ("red", "green")',
+        badNumberDefault: 'field "count" has the default 1.5, which is not an integer',
+        badEnumNames: 'field "size" has enumNames ["Small"]: it needs one string per choice (2)',
+        nested: 'field "address" is not a string, number, integer, boolean, choice of strings',
+        strings: 'field "names" is not a string, number, integer, boolean, choice of strings'
+      }
+      let id = 1
+      for (const [form, message] of Object.entries(defects)) {
+        yield* askForm(client, id, form)
+        const response = yield* client.read
+        assert.strictEqual(response.id, id++, `${form}: nothing is sent to the client`)
+        assert.include(text(response), `defect: Elicitation.form: ${message}`)
+      }
     })
   )
 
