@@ -14,6 +14,8 @@ import * as Layer from "effect/Layer"
 import * as Capability from "../../src/Capability.ts"
 import { audioContent } from "./audioContent.ts"
 import { elicitation } from "./elicitation.ts"
+import { elicitationSep1034Defaults } from "./elicitationSep1034Defaults.ts"
+import { elicitationSep1330Enums } from "./elicitationSep1330Enums.ts"
 import { embeddedResource } from "./embeddedResource.ts"
 import { errorHandling } from "./errorHandling.ts"
 import { imageContent } from "./imageContent.ts"
@@ -63,7 +65,9 @@ export const TestCapability = Capability.make(
         errorHandling,
         reconnection,
         sampling,
-        elicitation
+        elicitation,
+        elicitationSep1034Defaults,
+        elicitationSep1330Enums
       ],
       prompts: [simplePrompt, promptWithArguments, promptWithEmbeddedResource, promptWithImage],
       resources: [staticText, staticBinary, template, watched]
