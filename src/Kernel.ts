@@ -495,7 +495,14 @@ export class Kernel extends Context.Service<
     ) => Effect.Effect<void, KernelError>
     /** Registers a tool at run time under `app_<name>`. */
     readonly registerDynamic: (tool: Tool.Handled<never>) => Effect.Effect<string, KernelError>
-    /** Removes a run-time tool by its public name; `false` if there was none. */
+    /** Registers a prompt at run time under `app_<name>`. */
+    readonly registerDynamicPrompt: (prompt: Prompt.Handled<never>) => Effect.Effect<string, KernelError>
+    /**
+     * Registers a resource or template at run time under `app_<name>`. Its URI
+     * scheme must not belong to a static capability.
+     */
+    readonly registerDynamicResource: (resource: Resource.Handled<never>) => Effect.Effect<string, KernelError>
+    /** Removes a run-time tool, prompt or resource by its public name; `false` if there was none. */
     readonly unregisterDynamic: (publicName: string) => Effect.Effect<boolean>
     /** Looks a tool up by public name. */
     readonly tool: (publicName: string) => CompiledTool | undefined
@@ -662,11 +669,17 @@ export const make = Effect.fnUntraced(function* (options: Options = {}) {
     const compiled: Array<CompiledResource | CompiledTemplate> = []
     for (const handled of list) {
       const name = handled.resource.name
-      if (name.startsWith(`${capability}_`)) return new PrefixedName({ capability, toolName: name })
+      if (capability !== dynamicId && name.startsWith(`${capability}_`)) {
+        return new PrefixedName({ capability, toolName: name })
+      }
       if (!namePattern.test(name)) return new InvalidName({ capability, toolName: name })
       const publicName = `${capability}_${name}`
       const owner = seen.has(publicName) ? capability : resourceNames.get(publicName)
-      if (owner !== undefined) return new DuplicateName({ toolName: publicName, first: owner, second: capability })
+      if (owner !== undefined) {
+        return capability === dynamicId && owner !== dynamicId
+          ? new DynamicShadow({ toolName: publicName, owner })
+          : new DuplicateName({ toolName: publicName, first: owner, second: capability })
+      }
       seen.add(publicName)
       const result =
         handled.resource._tag === "Resource"
@@ -678,7 +691,11 @@ export const make = Effect.fnUntraced(function* (options: Options = {}) {
         return new SchemeTaken({ scheme: result.scheme, owner: schemeOwner, capability, name: publicName })
       }
       const key = result._tag === "Resource" ? `uri ${result.uri}` : `template ${result.uriTemplate}`
-      if (keys.has(key)) {
+      const taken =
+        result._tag === "Resource"
+          ? resources.has(result.uri)
+          : templates.some((other) => other.uriTemplate === result.uriTemplate)
+      if (keys.has(key) || taken) {
         return new InvalidResource({
           name: publicName,
           reason: `${result._tag === "Resource" ? "URI" : "URI template"} ${key.slice(key.indexOf(" ") + 1)} is registered twice`
@@ -688,6 +705,12 @@ export const make = Effect.fnUntraced(function* (options: Options = {}) {
       compiled.push(result)
     }
     return compiled
+  }
+
+  const commitPrompts = (capability: string, compiled: ReadonlyArray<CompiledPrompt>) => {
+    const at = promptOrder.findIndex((other) => prompts.get(other)!.capability > capability)
+    promptOrder.splice(at === -1 ? promptOrder.length : at, 0, ...compiled.map((p) => p.name))
+    for (const prompt of compiled) prompts.set(prompt.name, prompt)
   }
 
   const commitResources = (capability: string, compiled: ReadonlyArray<CompiledResource | CompiledTemplate>) => {
@@ -735,7 +758,9 @@ export const make = Effect.fnUntraced(function* (options: Options = {}) {
     const compiled: Array<CompiledPrompt> = []
     for (const handled of list) {
       const name = handled.prompt.name
-      if (name.startsWith(`${capability}_`)) return new PrefixedName({ capability, toolName: name })
+      if (capability !== dynamicId && name.startsWith(`${capability}_`)) {
+        return new PrefixedName({ capability, toolName: name })
+      }
       if (!namePattern.test(name)) return new InvalidName({ capability, toolName: name })
       const publicName = `${capability}_${name}`
       if (seen.has(publicName))
@@ -743,7 +768,9 @@ export const make = Effect.fnUntraced(function* (options: Options = {}) {
       seen.add(publicName)
       const existing = prompts.get(publicName)
       if (existing !== undefined) {
-        return new DuplicateName({ toolName: publicName, first: existing.capability, second: capability })
+        return capability === dynamicId && existing.capability !== dynamicId
+          ? new DynamicShadow({ toolName: publicName, owner: existing.capability })
+          : new DuplicateName({ toolName: publicName, first: existing.capability, second: capability })
       }
       const result = compilePrompt(handled, publicName, capability, context)
       if (result instanceof SchemaProblem) return new InvalidToolSchema({ toolName: publicName, reason: result.reason })
@@ -834,9 +861,7 @@ export const make = Effect.fnUntraced(function* (options: Options = {}) {
       if (!Array.isArray(compiledResources)) return Effect.fail(compiledResources)
       const result = register(info.id, list, context, info)
       if (!Array.isArray(result)) return Effect.fail(result)
-      const at = promptOrder.findIndex((other) => prompts.get(other)!.capability > info.id)
-      promptOrder.splice(at === -1 ? promptOrder.length : at, 0, ...compiledPrompts.map((p) => p.name))
-      for (const prompt of compiledPrompts) prompts.set(prompt.name, prompt)
+      commitPrompts(info.id, compiledPrompts)
       commitResources(info.id, compiledResources)
       invalidate()
       summaries.push({
@@ -859,14 +884,69 @@ export const make = Effect.fnUntraced(function* (options: Options = {}) {
       return Effect.as(PubSub.publish(changes, "tools"), result[0]!.name)
     })
 
+  const registerDynamicPrompt = (handled: Prompt.Handled<never>): Effect.Effect<string, KernelError> =>
+    Effect.suspend((): Effect.Effect<string, KernelError> => {
+      const result = checkPrompts(dynamicId, [handled], Context.empty() as Context.Context<any>)
+      if (!Array.isArray(result)) return Effect.fail(result)
+      commitPrompts(dynamicId, result)
+      invalidate()
+      return Effect.as(PubSub.publish(changes, "prompts"), result[0]!.name)
+    })
+
+  const registerDynamicResource = (handled: Resource.Handled<never>): Effect.Effect<string, KernelError> =>
+    Effect.suspend((): Effect.Effect<string, KernelError> => {
+      const result = checkResources(dynamicId, [handled], Context.empty() as Context.Context<any>)
+      if (!Array.isArray(result)) return Effect.fail(result)
+      commitResources(dynamicId, result)
+      invalidate()
+      return Effect.as(PubSub.publish(changes, "resources"), result[0]!.name)
+    })
+
   const unregisterDynamic = (publicName: string): Effect.Effect<boolean> =>
     Effect.suspend(() => {
-      const existing = tools.get(publicName)
-      if (existing === undefined || existing.capability !== dynamicId) return Effect.succeed(false)
-      tools.delete(publicName)
-      order.splice(order.indexOf(publicName), 1)
-      invalidate()
-      return Effect.as(PubSub.publish(changes, "tools"), true)
+      const tool = tools.get(publicName)
+      if (tool !== undefined && tool.capability === dynamicId) {
+        tools.delete(publicName)
+        order.splice(order.indexOf(publicName), 1)
+        invalidate()
+        return Effect.as(PubSub.publish(changes, "tools"), true)
+      }
+      const prompt = prompts.get(publicName)
+      if (prompt !== undefined && prompt.capability === dynamicId) {
+        prompts.delete(publicName)
+        promptOrder.splice(promptOrder.indexOf(publicName), 1)
+        invalidate()
+        return Effect.as(PubSub.publish(changes, "prompts"), true)
+      }
+      if (resourceNames.get(publicName) === dynamicId) {
+        resourceNames.delete(publicName)
+        let scheme: string | undefined
+        for (const [uri, resource] of resources) {
+          if (resource.name !== publicName) continue
+          resources.delete(uri)
+          resourceOrder.splice(resourceOrder.indexOf(uri), 1)
+          scheme = resource.scheme
+        }
+        const at = templates.findIndex((template) => template.name === publicName)
+        if (at !== -1) {
+          const template = templates[at]!
+          templates.splice(at, 1)
+          const list = templatesByScheme.get(template.scheme)!
+          list.splice(list.indexOf(template), 1)
+          if (list.length === 0) templatesByScheme.delete(template.scheme)
+          scheme = template.scheme
+        }
+        // A scheme no dynamic resource uses any more is free again.
+        if (
+          scheme !== undefined &&
+          ![...resources.values(), ...templates].some((resource) => resource.scheme === scheme)
+        ) {
+          schemes.delete(scheme)
+        }
+        invalidate()
+        return Effect.as(PubSub.publish(changes, "resources"), true)
+      }
+      return Effect.succeed(false)
     })
 
   const cursorKinds: Record<string, ListKind> = {
@@ -921,6 +1001,8 @@ export const make = Effect.fnUntraced(function* (options: Options = {}) {
   return Kernel.of({
     registerCapability,
     registerDynamic,
+    registerDynamicPrompt,
+    registerDynamicResource,
     unregisterDynamic,
     tool: (name) => tools.get(name),
     toolCount: () => order.length,

@@ -413,3 +413,55 @@ describe("resources/read and prompts/get under the execution policy", () => {
     })
   )
 })
+
+describe("run-time registrations", () => {
+  it.effect("a dynamic resource or prompt is listed as app_<name>, announces list_changed, and can be removed", () =>
+    Effect.gen(function* () {
+      const { client } = yield* setup()
+      // The ping's answer means notifications/initialized was handled: changes now reach the client.
+      yield* client.request("ping")
+      const kernel = client.kernel
+      const name = yield* kernel.registerDynamicResource(
+        Resource.make("scratch", { uri: "scratch://pad", description: "A scratch pad." }).pipe(
+          Resource.handle(() => Effect.succeed("notes"))
+        )
+      )
+      assert.strictEqual(name, "app_scratch")
+      assert.deepStrictEqual(yield* client.read, {
+        jsonrpc: "2.0",
+        method: "notifications/resources/list_changed"
+      })
+      const read = yield* client.request("resources/read", { uri: "scratch://pad" })
+      assert.deepStrictEqual(read.result.contents, [{ uri: "scratch://pad", text: "notes" }])
+      const prompt = yield* kernel.registerDynamicPrompt(
+        Prompt.make("hello", { description: "Says hello." }).pipe(Prompt.handle(() => Effect.succeed("Hello!")))
+      )
+      assert.strictEqual(prompt, "app_hello")
+      // initialize did not advertise prompts (there were none): no prompts/list_changed, the ping answers first.
+      assert.deepStrictEqual((yield* client.request("ping")).result, {})
+      const prompts = yield* client.request("prompts/list")
+      assert.deepStrictEqual(
+        prompts.result.prompts.map((p: any) => p.name),
+        ["app_hello"]
+      )
+      // Dynamic registrations never shadow static ones, nor take a static capability's URI scheme.
+      const shadow = yield* Effect.flip(
+        kernel.registerDynamicResource(
+          Resource.make("mine", { uri: "notes://mine", description: "x" }).pipe(
+            Resource.handle(() => Effect.succeed(""))
+          )
+        )
+      )
+      assert.strictEqual(shadow._tag, "SchemeTaken")
+      assert.isTrue(yield* kernel.unregisterDynamic("app_scratch"))
+      assert.deepStrictEqual(yield* client.read, {
+        jsonrpc: "2.0",
+        method: "notifications/resources/list_changed"
+      })
+      const gone = yield* client.request("resources/read", { uri: "scratch://pad" })
+      assert.strictEqual(gone.error.code, -32002)
+      assert.isFalse(yield* kernel.unregisterDynamic("app_scratch"))
+      assert.isTrue(yield* kernel.unregisterDynamic("app_hello"))
+    })
+  )
+})
