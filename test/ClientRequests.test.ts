@@ -15,6 +15,8 @@ import * as Stream from "effect/Stream"
 import { TestClock } from "effect/testing"
 import * as Capability from "../src/Capability.ts"
 import { Client } from "../src/Client.ts"
+import { Sep1034Form } from "../capabilities/conformance/elicitationSep1034Defaults.ts"
+import { Sep1330Form } from "../capabilities/conformance/elicitationSep1330Enums.ts"
 import * as Elicitation from "../src/Elicitation.ts"
 import * as Policy from "../src/Policy.ts"
 import * as Roots from "../src/Roots.ts"
@@ -47,39 +49,9 @@ const Rich = Schema.Struct({
 
 // The forms of the official conformance suite's elicitation checks:
 // defaults on every primitive (SEP-1034) and the five kinds of choice (SEP-1330).
-const Sep1034Defaults = Schema.Struct({
-  name: Schema.optionalKey(Schema.String.annotate({ description: "User name", default: "John Doe" })),
-  age: Schema.optionalKey(Schema.Int.annotate({ description: "User age", default: 30 })),
-  score: Schema.optionalKey(Schema.Number.annotate({ description: "User score", default: 95.5 })),
-  status: Schema.optionalKey(
-    Schema.Literals(["active", "inactive", "pending"]).annotate({ description: "User status", default: "active" })
-  ),
-  verified: Schema.optionalKey(Schema.Boolean.annotate({ description: "Verification status", default: true }))
-})
-
-const Sep1330Enums = Schema.Struct({
-  untitledSingle: Schema.Literals(["option1", "option2", "option3"]).annotate({ description: "Select one option" }),
-  titledSingle: Schema.Union([
-    Schema.Literal("value1").annotate({ title: "First Option" }),
-    Schema.Literal("value2").annotate({ title: "Second Option" }),
-    Schema.Literal("value3").annotate({ title: "Third Option" })
-  ]).annotate({ description: "Select one option with titles" }),
-  legacyEnum: Elicitation.enumNames(["opt1", "opt2", "opt3"], ["Option One", "Option Two", "Option Three"]).annotate({
-    description: "Select one option (legacy)"
-  }),
-  untitledMulti: Schema.Array(Schema.Literals(["option1", "option2", "option3"]))
-    .check(Schema.isMinLength(1), Schema.isMaxLength(3))
-    .annotate({ description: "Select multiple options" }),
-  titledMulti: Schema.Array(
-    Schema.Union([
-      Schema.Literal("value1").annotate({ title: "First Choice" }),
-      Schema.Literal("value2").annotate({ title: "Second Choice" }),
-      Schema.Literal("value3").annotate({ title: "Third Choice" })
-    ])
-  )
-    .check(Schema.isMinLength(1), Schema.isMaxLength(3))
-    .annotate({ description: "Select multiple options with titles" })
-})
+// The conformance fixtures' forms (capabilities/conformance), with the shapes the official suite checks.
+const Sep1034Defaults = Sep1034Form
+const Sep1330Enums = Sep1330Form
 
 const forms: Record<string, Elicitation.FormSchema> = {
   sep1034: Sep1034Defaults,

@@ -8,7 +8,21 @@ import * as Schema from "effect/Schema"
 import * as Elicitation from "../../src/Elicitation.ts"
 import * as Tool from "../../src/Tool.ts"
 
-const Defaults = Schema.Struct({
+/**
+ * The form the tool asks for.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import { Sep1034Form } from "effect-mcp-runtime/capabilities/conformance/elicitationSep1034Defaults"
+ *
+ * Object.keys(Sep1034Form.fields).length // => 5
+ * ```
+ *
+ * @category schemas
+ * @since 0.1.0
+ */
+export const Sep1034Form = Schema.Struct({
   name: Schema.optionalKey(Schema.String.annotate({ description: "User name", default: "John Doe" })),
   age: Schema.optionalKey(Schema.Int.annotate({ description: "User age", default: 30 })),
   score: Schema.optionalKey(Schema.Number.annotate({ description: "User score", default: 95.5 })),
@@ -39,7 +53,7 @@ export const elicitationSep1034Defaults = Tool.make("elicitation_sep1034_default
   annotations: { readOnlyHint: true, openWorldHint: true }
 }).pipe(
   Tool.handle(() =>
-    Elicitation.form("Please review and update the form fields with defaults", Defaults).pipe(
+    Elicitation.form("Please review and update the form fields with defaults", Sep1034Form).pipe(
       Effect.map(
         (answer) =>
           `Elicitation completed: action=${answer.action}, content=${JSON.stringify(answer.action === "accept" ? answer.content : {})}`

@@ -11,7 +11,21 @@ import * as Tool from "../../src/Tool.ts"
 const titled = (choices: ReadonlyArray<readonly [string, string]>) =>
   Schema.Union(choices.map(([value, title]) => Schema.Literal(value).annotate({ title })))
 
-const Enums = Schema.Struct({
+/**
+ * The form the tool asks for.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import { Sep1330Form } from "effect-mcp-runtime/capabilities/conformance/elicitationSep1330Enums"
+ *
+ * Object.keys(Sep1330Form.fields).length // => 5
+ * ```
+ *
+ * @category schemas
+ * @since 0.1.0
+ */
+export const Sep1330Form = Schema.Struct({
   untitledSingle: Schema.Literals(["option1", "option2", "option3"]).annotate({ description: "Select one option" }),
   titledSingle: titled([
     ["value1", "First Option"],
@@ -56,7 +70,7 @@ export const elicitationSep1330Enums = Tool.make("elicitation_sep1330_enums", {
   annotations: { readOnlyHint: true, openWorldHint: true }
 }).pipe(
   Tool.handle(() =>
-    Elicitation.form("Please select options from the enum fields", Enums).pipe(
+    Elicitation.form("Please select options from the enum fields", Sep1330Form).pipe(
       Effect.map(
         (answer) =>
           `Elicitation completed: action=${answer.action}, content=${JSON.stringify(answer.action === "accept" ? answer.content : {})}`
