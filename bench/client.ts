@@ -26,6 +26,21 @@ export const protocolVersion = "2025-11-25"
 /** How much of the child's stderr `Peer.stderr` returns, in characters. */
 const stderrKeep = 4000
 
+/** Resident set size of a process, in KiB, from /proc/<pid>/status. */
+export const procRssKiB = (label: string, pid: number): number => {
+  const status = readFileSync(`/proc/${pid}/status`, "utf8")
+  const match = /^VmRSS:\s+(\d+)\s+kB/m.exec(status)
+  if (match === null) throw new Error(`${label}: no VmRSS in /proc/${pid}/status`)
+  return Number(match[1])
+}
+
+/** CPU time (user + system) a process has used, in ms, from /proc/<pid>/stat (USER_HZ = 100). */
+export const procCpuMs = (pid: number): number => {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8")
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
+  return (Number(fields[11]) + Number(fields[12])) * 10
+}
+
 export class Peer {
   readonly child: ChildProcess
   /** performance.now() just before spawn. */
@@ -179,17 +194,12 @@ export class Peer {
 
   /** Resident set size of the child, in KiB, from /proc/<pid>/status. */
   rssKiB(): number {
-    const status = readFileSync(`/proc/${this.child.pid}/status`, "utf8")
-    const match = /^VmRSS:\s+(\d+)\s+kB/m.exec(status)
-    if (match === null) throw new Error(`${this.label}: no VmRSS in /proc/${this.child.pid}/status`)
-    return Number(match[1])
+    return procRssKiB(this.label, this.child.pid!)
   }
 
   /** CPU time (user + system) the child has used, in ms, from /proc/<pid>/stat (USER_HZ = 100). */
   cpuMs(): number {
-    const stat = readFileSync(`/proc/${this.child.pid}/stat`, "utf8")
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
-    return (Number(fields[11]) + Number(fields[12])) * 10
+    return procCpuMs(this.child.pid!)
   }
 
   /** Closes stdin and waits for the child to exit (SIGKILL after `graceMs`). */

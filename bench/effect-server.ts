@@ -1,6 +1,6 @@
 /**
- * The benchmark's server on our side: `McpServer.serve()` over stdio with one
- * capability, `bench`, that provides `bench_echo` and `BENCH_TOOLS` dummy
+ * The benchmark's server on our side: `McpServer.serve()` over stdio (or
+ * Streamable HTTP, `BENCH_TRANSPORT=http`) with one capability, `bench`, that provides `bench_echo` and `BENCH_TOOLS` dummy
  * tools `bench_dummy_<i>`. `bench/run.ts` bundles it like the binary
  * (`scripts/build.ts`) into `bench/.out/effect-server.js`.
  *
@@ -23,6 +23,12 @@
  *   yields to the scheduler once before answering, as any tool that does I/O
  *   does: calls overlap, and with policies on all but 32 of them wait in the
  *   queue.
+ * - `BENCH_TRANSPORT`: `stdio` (default) or `http`: Streamable HTTP
+ *   (`layers/HttpTransport.ts`, its defaults) on 127.0.0.1 and a free port,
+ *   as `mcp-runtime serve --transport http --port 0` does. The server then
+ *   prints the endpoint's URL on stdout, one line, and nothing else there.
+ *   The transport is imported on demand, as the binary's CLI does, so the
+ *   stdio server loads none of it.
  */
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as NodeStdio from "@effect/platform-node/NodeStdio"
@@ -55,6 +61,11 @@ const answer =
     ? ({ text }: { readonly text: string }) => Effect.succeed({ text })
     : ({ text }: { readonly text: string }) => Effect.as(Effect.yieldNow, { text })
 
+const transportMode = process.env.BENCH_TRANSPORT ?? "stdio"
+if (transportMode !== "stdio" && transportMode !== "http") {
+  throw new Error(`BENCH_TRANSPORT must be "stdio" or "http", not ${JSON.stringify(transportMode)}`)
+}
+
 const logLevel = (process.env.BENCH_LOG_LEVEL ?? "Info") as LogLevel.LogLevel
 if (!LogLevel.values.includes(logLevel)) {
   throw new Error(`BENCH_LOG_LEVEL must be one of ${LogLevel.values.join(", ")}, not ${JSON.stringify(logLevel)}`)
@@ -82,12 +93,29 @@ const BenchCapability = Capability.make(
   Effect.sync(() => ({ tools: [echo, ...Array.from({ length: toolCount }, (_, i) => dummy(i))] }))
 )
 
-const program = McpServer.serve().pipe(
+const stdio = McpServer.serve().pipe(
   Effect.provide(
     Layer.mergeAll(StdioTransport.layer.pipe(Layer.provide(NodeStdio.layer)), BenchCapability).pipe(
       Layer.provideMerge(Kernel.layer())
     )
-  ),
+  )
+)
+
+// As `src/cli/main.ts` serves `--transport http`: one `McpServer.serve()` per session.
+const http = Effect.gen(function* () {
+  const HttpTransport = yield* Effect.promise(() => import("../layers/HttpTransport.ts"))
+  return yield* Effect.gen(function* () {
+    const { url } = yield* HttpTransport.Listener
+    yield* Effect.sync(() => process.stdout.write(`${url}\n`))
+    return yield* HttpTransport.serve(McpServer.serve())
+  }).pipe(
+    Effect.provide(
+      Layer.mergeAll(HttpTransport.layerServer({ port: 0 }), BenchCapability).pipe(Layer.provideMerge(Kernel.layer()))
+    )
+  )
+})
+
+const program = (transportMode === "http" ? http : stdio).pipe(
   Effect.provide(Layer.mergeAll(Logging.layerJsonStderr(logLevel), Policy.layer(policy)))
 )
 

@@ -8,10 +8,16 @@
  * drives `calls` echo calls at `inFlight` in flight with the bench client,
  * closes stdin so the profile is written, then prints the top self-time
  * functions and files. The profile stays in `bench/.out/prof/`.
+ *
+ * With `BENCH_TRANSPORT=http` the server serves Streamable HTTP and is driven
+ * by the HTTP client of `bench/http-client.ts` (one session, `inFlight`
+ * keep-alive connections), then stopped with SIGTERM; `BENCH_JSON_RESPONSE=1`
+ * makes the SDK's server answer with JSON instead of SSE.
  */
 import { mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs"
 import * as path from "node:path"
 import { Peer } from "./client.ts"
+import { HttpPeer } from "./http-client.ts"
 
 const [which = "ours", inFlightArg = "16", callsArg = "60000"] = process.argv.slice(2)
 const inFlight = Number(inFlightArg)
@@ -22,7 +28,19 @@ rmSync(dir, { recursive: true, force: true })
 mkdirSync(dir, { recursive: true })
 
 const entry = path.join(root, "bench", which === "sdk" ? "sdk-server.ts" : "effect-server.ts")
-const peer = new Peer(which, ["--cpu-prof", "--cpu-prof-dir", dir, entry])
+const args = ["--cpu-prof", "--cpu-prof-dir", dir, entry]
+const http = process.env.BENCH_TRANSPORT === "http"
+const peer = http
+  ? new HttpPeer(
+      which,
+      args,
+      {},
+      {
+        answers: which === "sdk" && process.env.BENCH_JSON_RESPONSE !== "1" ? "text/event-stream" : "application/json",
+        maxSockets: inFlight
+      }
+    )
+  : new Peer(which, args)
 await peer.initialize()
 
 const run = (count: number): Promise<number> =>
@@ -49,7 +67,9 @@ const run = (count: number): Promise<number> =>
 await run(10_000)
 const ms = await run(calls)
 await peer.close(10_000)
-console.log(`${which}: ${calls} calls at ${inFlight} in flight: ${Math.round(calls / (ms / 1000))} calls/s (profiled)`)
+console.log(
+  `${which}${http ? " (HTTP)" : ""}: ${calls} calls at ${inFlight} in flight: ${Math.round(calls / (ms / 1000))} calls/s (profiled)`
+)
 
 // -- summary -------------------------------------------------------------------
 

@@ -16,6 +16,12 @@
  * that yields once, so that calls overlap and queue) and the per-request log
  * line (log level `Info` against `Warn`), as echo throughput at 256 in flight.
  *
+ * Section 5 does it again over Streamable HTTP: ours (`layers/HttpTransport.ts`)
+ * against the SDK's `StreamableHTTPServerTransport`, answering with SSE (its
+ * default) and with JSON, one session each, driven by the raw `node:http`
+ * client of `bench/http-client.ts`: sequential latency, throughput at 16 in
+ * flight, server CPU per call.
+ *
  * With one call in flight, wall-clock figures depend on whether the scheduler
  * puts client and server on the same CPU; `taskset -c 1 npm run bench` pins
  * all processes to one CPU for steadier (but different) figures. The "server
@@ -27,6 +33,7 @@ import * as path from "node:path"
 import { bundle } from "../scripts/bundle.ts"
 import * as Policy from "../src/Policy.ts"
 import { Peer, type Response } from "./client.ts"
+import { type AnswerType, HttpPeer } from "./http-client.ts"
 
 const root = path.resolve(import.meta.dirname, "..")
 const out = path.join(root, "bench", ".out")
@@ -51,7 +58,9 @@ const settings = {
   listCalls: 100,
   rssEchoCalls: 20,
   /** Policies on vs off, and log line vs none: ours against ours, interleaved rounds. */
-  features: { inFlight: 256, warmupCalls: 10_000, rounds: 12, callsPerRound: 4000 }
+  features: { inFlight: 256, warmupCalls: 10_000, rounds: 12, callsPerRound: 4000 },
+  /** Streamable HTTP, ours against the SDK (SSE answers, and JSON answers): interleaved rounds. */
+  http: { warmupCalls: 3000, sequentialCalls: 2000, inFlight: 16, calls: 12_000, rounds: 10 }
 } as const
 
 // With policies on and calls that overlap (the async echo), 32 calls run and
@@ -98,11 +107,14 @@ const start = async (spec: ServerSpec, tools = 0, env: Record<string, string> = 
 
 // -- measuring -------------------------------------------------------------------
 
-const check = (peer: Peer, ok: boolean, what: string, response: unknown): void => {
+/** What the loops below need of a client: the stdio `Peer` and the Streamable HTTP `HttpPeer` both have it. */
+type Driven = Pick<Peer, "label" | "stderr" | "send" | "batch" | "cpuMs">
+
+const check = (peer: Pick<Driven, "label" | "stderr">, ok: boolean, what: string, response: unknown): void => {
   if (!ok) throw new Error(`${peer.label}: ${what}; got ${JSON.stringify(response).slice(0, 500)}\n${peer.stderr}`)
 }
 
-const checkEcho = (peer: Peer, response: Response, text: string): void => {
+const checkEcho = (peer: Driven, response: Response, text: string): void => {
   const result = response.result
   check(
     peer,
@@ -121,7 +133,7 @@ const checkEcho = (peer: Peer, response: Response, text: string): void => {
  * Returns the elapsed ms; pushes each call's latency into `latencies` if given.
  */
 const echoLoop = (
-  peer: Peer,
+  peer: Driven,
   tool: string,
   calls: number,
   inFlight: number,
@@ -173,14 +185,18 @@ const median = (values: ReadonlyArray<number>): number => quantile(values, 0.5)
 
 const versusSdk = ["ours", "sdk"] as const satisfies ReadonlyArray<Side>
 
-/** Runs `fn` for both sides, `rounds` times, alternating which goes first (A/B, then B/A). */
+/**
+ * Runs `fn` for every side, `rounds` times, alternating the order (A/B, then
+ * B/A; with three sides A/B/C, then C/B/A), so a drift in the machine's load
+ * hits every side alike.
+ */
 const interleave = async <S extends string>(
-  sides: readonly [S, S],
+  sides: ReadonlyArray<S>,
   rounds: number,
   fn: (side: S, round: number) => Promise<void>
 ): Promise<void> => {
   for (let round = 0; round < rounds; round++) {
-    const order: ReadonlyArray<S> = round % 2 === 0 ? sides : [sides[1], sides[0]]
+    const order: ReadonlyArray<S> = round % 2 === 0 ? sides : [...sides].reverse()
     for (const side of order) await fn(side, round)
   }
 }
@@ -194,31 +210,42 @@ interface Throughput<S extends string> {
   readonly overall: Record<S, number>
   /** Server CPU time (user + system) per call, in µs. */
   readonly cpuUs: Record<S, number>
+  /** This process's CPU time (the client's) per call, in µs: if it nears the time per call, the client is the limit. */
+  readonly clientCpuUs: Record<S, number>
 }
 
-/** Echo throughput of two servers at `inFlight`, in interleaved rounds of `callsPerRound`. */
+/** One value per side. */
+const perSide = <S extends string, A>(sides: ReadonlyArray<S>, f: (side: S) => A): Record<S, A> =>
+  Object.fromEntries(sides.map((side) => [side, f(side)])) as Record<S, A>
+
+/** Echo throughput of two (or more) servers at `inFlight`, in interleaved rounds of `callsPerRound`. */
 const throughput = async <S extends string>(
-  sides: readonly [S, S],
-  peerOf: (side: S) => Peer,
+  sides: ReadonlyArray<S>,
+  peerOf: (side: S) => Driven,
   tool: (side: S) => string,
   options: { readonly inFlight: number; readonly rounds: number; readonly callsPerRound: number }
 ): Promise<Throughput<S>> => {
   const { inFlight, rounds, callsPerRound } = options
-  const elapsed = { [sides[0]]: [], [sides[1]]: [] } as unknown as Record<S, Array<number>>
-  const cpuMs = { [sides[0]]: 0, [sides[1]]: 0 } as unknown as Record<S, number>
+  const elapsed = perSide(sides, (): Array<number> => [])
+  const cpuMs = perSide(sides, () => 0)
+  const clientCpuUs = perSide(sides, () => 0)
   await interleave(sides, rounds, async (side) => {
     const peer = peerOf(side)
     const cpuBefore = peer.cpuMs()
+    const clientBefore = process.cpuUsage()
     elapsed[side].push(await echoLoop(peer, tool(side), callsPerRound, inFlight))
+    const client = process.cpuUsage(clientBefore)
+    clientCpuUs[side] += client.user + client.system
     cpuMs[side] += peer.cpuMs() - cpuBefore
   })
-  const per = <A>(f: (side: S) => A) => ({ [sides[0]]: f(sides[0]), [sides[1]]: f(sides[1]) }) as Record<S, A>
-  const rates = per((side) => elapsed[side].map((ms) => callsPerRound / (ms / 1000)))
+  const calls = callsPerRound * rounds
+  const rates = perSide(sides, (side) => elapsed[side].map((ms) => callsPerRound / (ms / 1000)))
   return {
     rates,
-    median: per((side) => median(rates[side])),
-    overall: per((side) => (callsPerRound * rounds) / (elapsed[side].reduce((a, b) => a + b, 0) / 1000)),
-    cpuUs: per((side) => (cpuMs[side] * 1000) / (callsPerRound * rounds))
+    median: perSide(sides, (side) => median(rates[side])),
+    overall: perSide(sides, (side) => calls / (elapsed[side].reduce((a, b) => a + b, 0) / 1000)),
+    cpuUs: perSide(sides, (side) => (cpuMs[side] * 1000) / calls),
+    clientCpuUs: perSide(sides, (side) => clientCpuUs[side] / calls)
   }
 }
 
@@ -630,6 +657,176 @@ row(
   listRss.sdk / 1024,
   undefined
 )
+
+// -- 5. Streamable HTTP ----------------------------------------------------------
+
+// Ours (the bench bundle with BENCH_TRANSPORT=http: layers/HttpTransport.ts with
+// its defaults, same tools, policies and log line as above) against the SDK's
+// McpServer on StreamableHTTPServerTransport (stateful, on plain node:http),
+// answering with SSE (its default) and, as a second SDK side, with JSON
+// (`enableJsonResponse: true`). One session each, driven by the raw node:http
+// client of bench/http-client.ts (keep-alive, one connection per request in
+// flight). The three sides are interleaved A/B/C, C/B/A.
+type HttpSide = "ours" | "sdk" | "sdkJson"
+const httpSides = ["ours", "sdk", "sdkJson"] as const satisfies ReadonlyArray<HttpSide>
+const httpSpecs: Record<
+  HttpSide,
+  {
+    readonly label: string
+    readonly args: ReadonlyArray<string>
+    readonly env: Record<string, string>
+    readonly answers: AnswerType
+  }
+> = {
+  ours: {
+    label: "ours over HTTP (bench bundle)",
+    args: [ourBundle],
+    env: { BENCH_TRANSPORT: "http" },
+    answers: "application/json"
+  },
+  sdk: {
+    label: "SDK over HTTP (SSE answers)",
+    args: [sdkServer],
+    env: { BENCH_TRANSPORT: "http" },
+    answers: "text/event-stream"
+  },
+  sdkJson: {
+    label: "SDK over HTTP (JSON answers)",
+    args: [sdkServer],
+    env: { BENCH_TRANSPORT: "http", BENCH_JSON_RESPONSE: "1" },
+    answers: "application/json"
+  }
+}
+const httpSettings = settings.http
+const httpBegan = performance.now()
+progress("Streamable HTTP: starting ours, the SDK (SSE answers) and the SDK (JSON answers), one session each")
+const httpStartMs = perSide(httpSides, () => 0)
+const httpPeers = {} as Record<HttpSide, HttpPeer>
+for (const side of httpSides) {
+  const spec = httpSpecs[side]
+  httpPeers[side] = new HttpPeer(
+    spec.label,
+    spec.args,
+    { BENCH_TOOLS: "0", ...spec.env },
+    {
+      answers: spec.answers,
+      maxSockets: httpSettings.inFlight
+    }
+  )
+  httpStartMs[side] = await httpPeers[side].initialize()
+}
+const httpEcho = () => "bench_echo"
+
+progress(`HTTP warm-up: ${httpSettings.warmupCalls} calls at ${httpSettings.inFlight} in flight + 500 sequential, each`)
+await interleave(httpSides, 1, async (side) => {
+  await echoLoop(httpPeers[side], httpEcho(), httpSettings.warmupCalls, httpSettings.inFlight)
+  await echoLoop(httpPeers[side], httpEcho(), 500, 1)
+})
+
+progress(`HTTP sequential latency: ${httpSettings.sequentialCalls} calls each in ${httpSettings.rounds} rounds`)
+const httpLatencies = perSide(httpSides, (): Array<number> => [])
+const httpSequentialCpuMs = perSide(httpSides, () => 0)
+await interleave(httpSides, httpSettings.rounds, async (side) => {
+  const cpuBefore = httpPeers[side].cpuMs()
+  await echoLoop(
+    httpPeers[side],
+    httpEcho(),
+    httpSettings.sequentialCalls / httpSettings.rounds,
+    1,
+    httpLatencies[side]
+  )
+  httpSequentialCpuMs[side] += httpPeers[side].cpuMs() - cpuBefore
+})
+
+progress(
+  `HTTP throughput: ${httpSettings.calls} calls each at ${httpSettings.inFlight} in flight, ${httpSettings.rounds} rounds`
+)
+const httpThroughput = await throughput(httpSides, (side) => httpPeers[side], httpEcho, {
+  inFlight: httpSettings.inFlight,
+  rounds: httpSettings.rounds,
+  callsPerRound: httpSettings.calls / httpSettings.rounds
+})
+const httpRss = perSide(httpSides, (side) => httpPeers[side].rssKiB())
+const httpConnections = perSide(httpSides, (side) => httpPeers[side].connections)
+await Promise.all(httpSides.map((side) => httpPeers[side].close()))
+const httpSeconds = (performance.now() - httpBegan) / 1000
+
+const httpLabels: Record<"sdk" | "sdkJson", Row["labels"]> = {
+  sdk: ["ours, HTTP", "SDK, HTTP, SSE answers"],
+  sdkJson: ["ours, HTTP", "SDK, HTTP, JSON answers"]
+}
+for (const sdk of ["sdk", "sdkJson"] as const) {
+  const labels = httpLabels[sdk]
+  const common = {
+    ours: "bench/.out/effect-server.js, BENCH_TRANSPORT=http (layers/HttpTransport.ts defaults; answers JSON)",
+    sdk: `bench/sdk-server.ts, BENCH_TRANSPORT=http, StreamableHTTPServerTransport enableJsonResponse ${sdk === "sdkJson"}`,
+    client: "node:http, keep-alive agent, one POST per request",
+    connectionsOpened: { ours: httpConnections.ours, sdk: httpConnections[sdk] },
+    startToSessionMs: { ours: httpStartMs.ours, sdk: httpStartMs[sdk] }
+  }
+  row(
+    "HTTP: sequential echo latency p50",
+    "ms",
+    quantile(httpLatencies.ours, 0.5),
+    quantile(httpLatencies[sdk], 0.5),
+    { op: "<=", value: 1 },
+    { ...common, calls: httpSettings.sequentialCalls },
+    labels
+  )
+  row(
+    "HTTP: sequential echo latency p99",
+    "ms",
+    quantile(httpLatencies.ours, 0.99),
+    quantile(httpLatencies[sdk], 0.99),
+    undefined,
+    undefined,
+    labels
+  )
+  row(
+    `HTTP: throughput, ${httpSettings.inFlight} in flight`,
+    "calls/s",
+    httpThroughput.median.ours,
+    httpThroughput.median[sdk],
+    { op: ">=", value: 1 },
+    {
+      ...common,
+      statistic: "median of the rounds' calls/s",
+      overall: { ours: httpThroughput.overall.ours, sdk: httpThroughput.overall[sdk] },
+      rounds: { ours: httpThroughput.rates.ours, sdk: httpThroughput.rates[sdk] },
+      clientCpuUsPerCall: { ours: httpThroughput.clientCpuUs.ours, sdk: httpThroughput.clientCpuUs[sdk] }
+    },
+    labels
+  )
+  row(
+    "HTTP: server CPU per call, 1 in flight (info)",
+    "µs",
+    (httpSequentialCpuMs.ours * 1000) / httpSettings.sequentialCalls,
+    (httpSequentialCpuMs[sdk] * 1000) / httpSettings.sequentialCalls,
+    undefined,
+    undefined,
+    labels
+  )
+  row(
+    `HTTP: server CPU per call, ${httpSettings.inFlight} in flight (info)`,
+    "µs",
+    httpThroughput.cpuUs.ours,
+    httpThroughput.cpuUs[sdk],
+    undefined,
+    undefined,
+    labels
+  )
+  row(
+    `HTTP: client CPU per call, ${httpSettings.inFlight} in flight (info)`,
+    "µs",
+    httpThroughput.clientCpuUs.ours,
+    httpThroughput.clientCpuUs[sdk],
+    undefined,
+    { note: "this process (the bench client) per call: the client's share, not the server's" },
+    labels
+  )
+  row("HTTP: RSS after the runs (info)", "MiB", httpRss.ours / 1024, httpRss[sdk] / 1024, undefined, undefined, labels)
+}
+progress(`Streamable HTTP took ${httpSeconds.toFixed(1)} s`)
 
 // -- report --------------------------------------------------------------------
 
