@@ -370,10 +370,12 @@ export class InvalidLimits extends Schema.TaggedError<InvalidLimits>()("InvalidL
  */
 export class InvalidToolSchema extends Schema.TaggedError<InvalidToolSchema>()("InvalidToolSchema", {
   toolName: Schema.String,
-  reason: Schema.String
+  reason: Schema.String,
+  /** What has the bad Schema: a tool (the default) or a prompt. */
+  kind: Schema.optionalKey(Schema.Literals(["tool", "prompt"]))
 }) {
   override get message(): string {
-    return `Tool "${this.toolName}": ${this.reason}`
+    return `${this.kind === "prompt" ? "Prompt" : "Tool"} "${this.toolName}": ${this.reason}`
   }
 }
 
@@ -773,12 +775,15 @@ export const make = Effect.fnUntraced(function* (options: Options = {}) {
           : new DuplicateName({ toolName: publicName, first: existing.capability, second: capability })
       }
       const result = compilePrompt(handled, publicName, capability, context)
-      if (result instanceof SchemaProblem) return new InvalidToolSchema({ toolName: publicName, reason: result.reason })
+      if (result instanceof SchemaProblem) {
+        return new InvalidToolSchema({ toolName: publicName, reason: result.reason, kind: "prompt" })
+      }
       const stray = Object.keys(handled.completions ?? {}).filter((key) => !result.arguments.includes(key))
       if (stray.length > 0) {
         return new InvalidToolSchema({
           toolName: publicName,
-          reason: `completer for ${stray.map((key) => `"${key}"`).join(", ")}, which is not an argument of the prompt`
+          reason: `completer for ${stray.map((key) => `"${key}"`).join(", ")}, which is not an argument of the prompt`,
+          kind: "prompt"
         })
       }
       compiled.push(result)

@@ -262,7 +262,7 @@ describe("prompt registration", () => {
               ]
             })
           ),
-          'argument "n" must be a string'
+          'Prompt "a_n": argument "n" must be a string'
         ],
         [
           Capability.make(
@@ -290,7 +290,7 @@ describe("prompt registration", () => {
               ]
             })
           ),
-          'completer for "langauge", which is not an argument of the prompt'
+          'Prompt "a_c": completer for "langauge", which is not an argument of the prompt'
         ]
       ]
       for (const [layer, expected] of cases) {
