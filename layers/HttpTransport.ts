@@ -21,8 +21,12 @@
  * carries those messages, then the response, then ends. This keeps the
  * common case, a request answered with nothing before its response, to one
  * plain JSON body that any client, proxy or `curl` reads, and uses a stream
- * exactly when one is needed. The cost: a request that sends nothing until
- * its response cannot be resumed after a dropped connection, as no event id
+ * exactly when one is needed. A request that stays silent for long becomes
+ * a stream too: at a keep-alive tick (`keepAliveMs`), a POST that has waited
+ * at least half of `keepAliveMs` gets its headers, a priming event (so it can
+ * be resumed) and then keep-alive comments, so that proxies and clients with
+ * an idle timeout do not drop it. The cost: a request that drops its
+ * connection before anything was sent on it cannot be resumed, as no event id
  * was ever sent for it; it is cancelled at once instead.
  *
  * **Streams and resumption**
@@ -46,10 +50,13 @@
  * **Security**
  *
  * {@link layerServer} binds 127.0.0.1 by default. Every request's `Host`
- * must be a loopback name (`localhost`, `127.0.0.1`, `[::1]`, any port) or
+ * must be a loopback name (`localhost`, `127.0.0.1`, `[::1]`, any port), the
+ * address the server is bound to (unless it binds every interface), or
  * listed in `allowedHosts`, and its `Origin`, when present, an http(s)
  * origin on a loopback name or listed in `allowedOrigins`: anything else is
- * refused with 403, which defeats DNS rebinding.
+ * refused with 403, which defeats DNS rebinding. A session whose client does
+ * not send `notifications/initialized` within `uninitializedSessionMs` ends,
+ * and a request must arrive whole within `requestTimeoutMs`.
  *
  * **Why `node:http` and not Effect's `NodeHttpServer`**
  *
@@ -82,7 +89,16 @@ import * as Policy from "../src/Policy.ts"
 import * as ProtocolVersion from "../src/ProtocolVersion.ts"
 import { ServerConfig } from "../src/ServerConfig.ts"
 import { type Frame, Transport } from "../src/Transport.ts"
-import { accepts, hostAllowed, isJsonContentType, originAllowed } from "./internal/httpChecks.ts"
+import {
+  accepts,
+  allowedHostForm,
+  allowedOriginForm,
+  hostAllowed,
+  isAllowedHostEntry,
+  isAllowedOriginEntry,
+  isJsonContentType,
+  originAllowed
+} from "./internal/httpChecks.ts"
 import {
   type Connection,
   type Decision,
@@ -90,6 +106,7 @@ import {
   type Exchange,
   HttpSession,
   logLabel,
+  makeSchedule,
   requestKey,
   type SseStream,
   standaloneStream
@@ -133,10 +150,19 @@ export interface Options {
   readonly retryMs?: number | undefined
   /** How many events each stream keeps for replay (default 100). */
   readonly replayEvents?: number | undefined
-  /** How often an open SSE stream gets a keep-alive comment (default 15 s; 0: never). */
+  /**
+   * How often an open SSE stream gets a keep-alive comment (default 15 s; 0:
+   * never). At each tick, a POST that has waited at least half of this for
+   * its first message becomes a stream, so that it is not silent for long.
+   */
   readonly keepAliveMs?: number | undefined
   /** How many sessions may be open at once; one more `initialize` gets 503 (default 1000). */
   readonly maxSessions?: number | undefined
+  /**
+   * How long a session lives whose client never sends
+   * `notifications/initialized` after `initialize` (default 60 s; 0: no limit).
+   */
+  readonly uninitializedSessionMs?: number | undefined
 }
 
 /**
@@ -162,7 +188,10 @@ export const defaults = {
   retryMs: 1000,
   replayEvents: 100,
   keepAliveMs: 15_000,
-  maxSessions: 1000
+  maxSessions: 1000,
+  uninitializedSessionMs: 60_000,
+  requestTimeoutMs: 30_000,
+  headersTimeoutMs: 10_000
 } as const
 
 /**
@@ -184,6 +213,15 @@ export interface ListenOptions {
   readonly host?: string | undefined
   /** The port (default 3000; 0 picks a free one). */
   readonly port?: number | undefined
+  /**
+   * How long a client may take to send a whole request, headers and body
+   * (default 30 s; 0: no limit); then it gets 408 and the connection closes.
+   * Answers are not limited: a request may run, and a stream stay open, for
+   * as long as needed.
+   */
+  readonly requestTimeoutMs?: number | undefined
+  /** How long a client may take to send a request's headers (default 10 s, at most `requestTimeoutMs`). */
+  readonly headersTimeoutMs?: number | undefined
 }
 
 /**
@@ -227,7 +265,11 @@ export class Listener extends Context.Service<
     readonly server: Http.Server
     /** The bound address, as Node reports it. */
     readonly address: AddressInfo
-    /** `http://host:port` plus the default endpoint path (`/mcp`; not the `path` option of `serve`). */
+    /**
+     * `http://host:port` plus the default endpoint path (`/mcp`; not the
+     * `path` option of `serve`). For a server bound to every interface
+     * (`0.0.0.0`, `::`), the loopback address (`127.0.0.1`, `[::1]`).
+     */
     readonly url: string
   }
 >()("effect-mcp-runtime/layers/HttpTransport/Listener") {}
@@ -260,9 +302,18 @@ export const layerServer = (listen: ListenOptions = {}): Layer.Layer<Listener, L
       const http = yield* Effect.promise(() => import("node:http"))
       const host = listen.host ?? "127.0.0.1"
       const port = listen.port ?? 3000
+      const requestTimeout = listen.requestTimeoutMs ?? defaults.requestTimeoutMs
+      const headersTimeout = Math.min(
+        listen.headersTimeoutMs ?? defaults.headersTimeoutMs,
+        requestTimeout > 0 ? requestTimeout : Infinity
+      )
+      // How often Node checks both timeouts: its default, 30 s, would let a 10 s one run for 40 s.
+      const shortest = Math.min(headersTimeout || Infinity, requestTimeout || Infinity)
+      const connectionsCheckingInterval =
+        shortest === Infinity ? 30_000 : Math.max(10, Math.min(1000, Math.floor(shortest / 4)))
       const server = yield* Effect.acquireRelease(
         Effect.callback<Http.Server, ListenError>((resume) => {
-          const server = http.createServer()
+          const server = http.createServer({ requestTimeout, headersTimeout, connectionsCheckingInterval })
           const onError = (error: NodeJS.ErrnoException) =>
             resume(
               Effect.fail(
@@ -287,10 +338,47 @@ export const layerServer = (listen: ListenOptions = {}): Layer.Layer<Listener, L
           })
       )
       const address = server.address() as AddressInfo
-      const name = address.family === "IPv6" ? `[${address.address}]` : address.address
+      // Bound to every interface: the URL names this machine's loopback address, which is accepted.
+      const reachable = address.address === "0.0.0.0" ? "127.0.0.1" : address.address === "::" ? "::1" : address.address
+      const name = address.family === "IPv6" ? `[${reachable}]` : reachable
       return Listener.of({ server, address, url: `http://${name}:${address.port}${defaults.path}` })
     })
   )
+
+/**
+ * The entries of `allowedHosts` and `allowedOrigins` that could never match
+ * a request (an origin given as a host, a bare name given as an origin),
+ * each with the form that was expected. {@link serve} logs a warning for
+ * each; the CLI refuses to start.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import * as HttpTransport from "effect-mcp-runtime/layers/HttpTransport"
+ *
+ * HttpTransport.invalidEntries({ allowedHosts: ["https://mcp.example.com"] })[0]?.entry // => "https://mcp.example.com"
+ * ```
+ *
+ * @category validation
+ * @since 0.1.0
+ */
+export const invalidEntries = (
+  options: Pick<Options, "allowedHosts" | "allowedOrigins">
+): ReadonlyArray<{
+  readonly option: "allowedHosts" | "allowedOrigins"
+  readonly entry: string
+  readonly expected: string
+}> => [
+  ...(options.allowedHosts ?? [])
+    .filter((entry) => !isAllowedHostEntry(entry))
+    .map((entry) => ({ option: "allowedHosts" as const, entry, expected: allowedHostForm })),
+  ...(options.allowedOrigins ?? [])
+    .filter((entry) => !isAllowedOriginEntry(entry))
+    .map((entry) => ({ option: "allowedOrigins" as const, entry, expected: allowedOriginForm }))
+]
+
+/** Whether a bound address is every interface of the machine (`0.0.0.0`, `::`). */
+const isWildcard = (address: string): boolean => address === "0.0.0.0" || address === "::"
 
 // -- responses -----------------------------------------------------------------
 
@@ -417,12 +505,11 @@ export const serve = <E, R>(
 ): Effect.Effect<never, never, Listener | Exclude<R, Transport | Executor>> =>
   Effect.scoped(
     Effect.gen(function* () {
-      const { server } = yield* Listener
+      const { address, server } = yield* Listener
       const config = yield* ServerConfig
       const clock = yield* Clock.Clock
       const executor = yield* makeExecutor(yield* Policy.Policy)
       const path = options.path ?? defaults.path
-      const allowedHosts = options.allowedHosts ?? defaults.allowedHosts
       const allowedOrigins = options.allowedOrigins ?? defaults.allowedOrigins
       const maxSessions = options.maxSessions ?? defaults.maxSessions
       const keepAliveMs = options.keepAliveMs ?? defaults.keepAliveMs
@@ -430,7 +517,27 @@ export const serve = <E, R>(
         sessionIdleMs: options.sessionIdleMs ?? defaults.sessionIdleMs,
         resumeGraceMs: options.resumeGraceMs ?? defaults.resumeGraceMs,
         retryMs: options.retryMs ?? defaults.retryMs,
-        replayEvents: options.replayEvents ?? defaults.replayEvents
+        replayEvents: options.replayEvents ?? defaults.replayEvents,
+        uninitializedSessionMs: options.uninitializedSessionMs ?? defaults.uninitializedSessionMs,
+        keepAliveMs
+      }
+      for (const { entry, expected, option } of invalidEntries(options)) {
+        yield* Effect.logWarning(`malformed ${option} entry ${JSON.stringify(entry)}: expected ${expected}`)
+      }
+      // The address the server is bound to names it: its Host is accepted (any port). Every
+      // interface (0.0.0.0, ::) names no host in particular: only what is allowed.
+      const allowedHosts = isWildcard(address.address)
+        ? (options.allowedHosts ?? defaults.allowedHosts)
+        : [
+            ...(options.allowedHosts ?? defaults.allowedHosts),
+            address.family === "IPv6" ? `[${address.address}]` : address.address
+          ]
+      if (isWildcard(address.address) && allowedHosts.length === 0) {
+        yield* Effect.logWarning(
+          `listening on every interface (${address.address}), but only requests to a loopback name are accepted: ` +
+            "list the names or addresses remote clients use in --allowed-hosts (allowedHosts)",
+          { address: address.address, port: address.port }
+        )
       }
 
       // Sessions that answered initialize, by id; `live` also holds those still initializing.
@@ -442,10 +549,8 @@ export const serve = <E, R>(
       const runSession = yield* FiberSet.runtime(sessionFibers)<Exclude<R, Transport | Executor>>()
       const backgroundFibers = yield* FiberSet.make()
       const runBackground = yield* FiberSet.runtime(backgroundFibers)<never>()
-      const schedule = (ms: number, effect: Effect.Effect<void>) => {
-        const fiber = runBackground(Effect.andThen(Effect.sleep(ms), effect))
-        return { cancel: () => fiber.interruptUnsafe() }
-      }
+      const schedule = yield* makeSchedule
+      const now = () => clock.currentTimeMillisUnsafe()
 
       const onEnd = (ended: HttpSession, reason: EndReason): Effect.Effect<void> =>
         Effect.suspend(() => {
@@ -591,7 +696,7 @@ export const serve = <E, R>(
           return yield* reject(request, response, 503, `Service Unavailable: too many open sessions (${maxSessions})`)
         }
         const frames = yield* Queue.unbounded<Frame, Cause.Done>()
-        const owner: HttpSession = new HttpSession({ id: crypto.randomUUID(), frames, settings, schedule, onEnd })
+        const owner: HttpSession = new HttpSession({ id: crypto.randomUUID(), frames, settings, schedule, now, onEnd })
         owner.startedAt = clock.currentTimeMillisUnsafe()
         live.add(owner)
         const transport = Transport.of({
@@ -632,9 +737,8 @@ export const serve = <E, R>(
           const answer = parseJson(decision.body) as { result?: { protocolVersion?: unknown } }
           const version = isNotJson(answer) ? undefined : answer.result?.protocolVersion
           if (typeof version === "string" && owner.ended === undefined) {
-            owner.protocolVersion = version
             sessions.set(owner.id, owner)
-            owner.checkIdle()
+            owner.started(version)
             yield* Effect.logInfo("http session started", { session: owner.label, protocol_version: version })
             return yield* json(response, decision.body, { "mcp-session-id": owner.id })
           }
@@ -751,10 +855,11 @@ export const serve = <E, R>(
           seen.add(key)
         }
         for (const message of messages) {
-          if (message._tag === "Notification" && message.method === "notifications/cancelled") {
+          if (message._tag !== "Notification") continue
+          if (message.method === "notifications/cancelled") {
             const id = message.params?.requestId
             if (typeof id === "string" || typeof id === "number") owner.clientCancelled(id)
-          }
+          } else if (message.method === "notifications/initialized") owner.markInitialized()
         }
         if (requests.length === 0) {
           owner.offer(frame)
@@ -901,6 +1006,10 @@ export const serve = <E, R>(
       yield* Effect.addFinalizer(() =>
         Effect.gen(function* () {
           closing = true
+          yield* Effect.logInfo("http server shutting down: new requests get 503, open sessions drain", {
+            sessions: live.size,
+            grace_ms: config.shutdownGraceMs
+          })
           for (const owner of [...live]) yield* owner.end("shutdown")
           yield* FiberSet.awaitEmpty(sessionFibers)
         })

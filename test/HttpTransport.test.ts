@@ -9,15 +9,28 @@ import { assert, describe, it } from "@effect/vitest"
 import type * as Cause from "effect/Cause"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
+import * as Logger from "effect/Logger"
 import * as Queue from "effect/Queue"
+import { TestClock } from "effect/testing"
+import { invalidEntries } from "../layers/HttpTransport.ts"
+import * as Logging from "../layers/Logging.ts"
 import {
   accepts,
   hostAllowed,
+  isAllowedHostEntry,
+  isAllowedOriginEntry,
   isJsonContentType,
   originAllowed,
   parseAuthority
 } from "../layers/internal/httpChecks.ts"
-import { type Connection, HttpSession, type SessionSettings, type SseStream } from "../layers/internal/httpSession.ts"
+import {
+  type Connection,
+  HttpSession,
+  makeSchedule,
+  type Schedule,
+  type SessionSettings,
+  type SseStream
+} from "../layers/internal/httpSession.ts"
 import { outgoingKind } from "../layers/internal/outgoing.ts"
 import { eventId, formatEvent, formatPriming, parseEventId, ReplayBuffer } from "../layers/internal/sse.ts"
 import type { Frame } from "../src/Transport.ts"
@@ -93,6 +106,31 @@ describe("layers/internal/httpChecks", () => {
     assert.isTrue(originAllowed("https://anything.example", ["*"]))
   })
 
+  it("allowed-hosts entries are host[:port] or *; allowed-origins entries are http(s) origins or *", () => {
+    for (const entry of ["mcp.example.com", "mcp.example.com:8443", "10.0.0.5", "[fd00::1]:3000", "*"]) {
+      assert.isTrue(isAllowedHostEntry(entry), entry)
+    }
+    for (const entry of ["https://x", "x/y", "x:port", "x:70000", "fd00::1", "", "user@x"]) {
+      assert.isFalse(isAllowedHostEntry(entry), entry)
+    }
+    for (const entry of ["https://app.example.com", "http://localhost:5173", "https://x.test/", "*"]) {
+      assert.isTrue(isAllowedOriginEntry(entry), entry)
+    }
+    for (const entry of ["x.com", "localhost:3000", "ftp://x.com", "https://x.com/path", "https://u@x.com", "null"]) {
+      assert.isFalse(isAllowedOriginEntry(entry), entry)
+    }
+    assert.deepStrictEqual(
+      invalidEntries({ allowedHosts: ["ok.test", "https://x"], allowedOrigins: ["x.com"] }).map(({ entry, option }) => [
+        option,
+        entry
+      ]),
+      [
+        ["allowedHosts", "https://x"],
+        ["allowedOrigins", "x.com"]
+      ]
+    )
+  })
+
   it("Accept and Content-Type", () => {
     assert.isTrue(accepts("application/json, text/event-stream", "text/event-stream"))
     assert.isTrue(accepts("*/*", "application/json"))
@@ -129,25 +167,38 @@ interface FakeTimer {
   cancelled: boolean
 }
 
-const settings: SessionSettings = { resumeGraceMs: 500, retryMs: 1000, replayEvents: 10, sessionIdleMs: 60_000 }
+const settings: SessionSettings = {
+  resumeGraceMs: 500,
+  retryMs: 1000,
+  replayEvents: 10,
+  sessionIdleMs: 60_000,
+  uninitializedSessionMs: 5_000,
+  keepAliveMs: 1000
+}
 
-const makeSession = (protocolVersion = "2025-11-25") =>
+/** A session whose initialize was answered with `protocolVersion` (null: not yet). */
+const makeSession = (protocolVersion: string | null = "2025-11-25", schedule?: Schedule) =>
   Effect.gen(function* () {
     const frames = yield* Queue.unbounded<Frame, Cause.Done>()
     const timers: Array<FakeTimer> = []
     const ended: Array<string> = []
+    // The session's clock, moved by hand.
+    const clock = { ms: 0 }
     const session = new HttpSession({
       id: "00000000-test-session",
       frames,
       settings,
-      schedule: (ms, effect) => {
-        const timer: FakeTimer = { ms, effect, cancelled: false }
-        timers.push(timer)
-        return { cancel: () => void (timer.cancelled = true) }
-      },
+      schedule:
+        schedule ??
+        ((ms, effect) => {
+          const timer: FakeTimer = { ms, effect, cancelled: false }
+          timers.push(timer)
+          return { cancel: () => void (timer.cancelled = true) }
+        }),
+      now: () => clock.ms,
       onEnd: (_, reason) => Effect.sync(() => void ended.push(reason))
     })
-    session.protocolVersion = protocolVersion
+    if (protocolVersion !== null) session.protocolVersion = protocolVersion
     // Runs the live timers of a duration, as if that time had passed.
     const elapse = (ms: number) =>
       Effect.forEach(
@@ -159,8 +210,12 @@ const makeSession = (protocolVersion = "2025-11-25") =>
           ),
         { discard: true }
       )
-    return { session, frames, timers, ended, elapse }
+    return { session, frames, timers, ended, elapse, clock }
   })
+
+/** Collects the log lines, as the JSON logger writes them. */
+const captureLogs = (lines: Array<any>) =>
+  Logger.layer([Logger.make((options) => void lines.push(JSON.parse(Logging.formatLine(options))))])
 
 const fakeConnection = () => {
   const written: Array<string> = []
@@ -370,6 +425,136 @@ describe("layers/internal/httpSession", () => {
       session.connectionClosed(stream, connection)
       yield* elapse(settings.sessionIdleMs)
       assert.deepStrictEqual(ended, ["idle"])
+    })
+  )
+
+  it.effect(
+    "a POST still waiting at a keep-alive tick, after half an interval, becomes a stream; a quick one stays JSON",
+    () =>
+      Effect.gen(function* () {
+        const { clock, session } = yield* makeSession()
+        const slow = session.open([1], false)
+        clock.ms = 600
+        const quick = session.open([2], false)
+        clock.ms = 1000
+        session.keepAlive() // 1 waited 1000 ms, 2 only 400 ms
+        const decision = yield* Deferred.await(slow.decision)
+        assert.strictEqual(decision._tag, "Sse")
+        assert.isFalse(yield* Deferred.isDone(quick.decision))
+        yield* session.send(response(2), 2)
+        assert.deepStrictEqual(yield* Deferred.await(quick.decision), { _tag: "Json", body: response(2) })
+        // Headers, a priming event (it can be resumed), keep-alive comments, the response.
+        const stream = (decision as { stream: SseStream }).stream
+        const { connection, ended, written } = fakeConnection()
+        session.attachPost(stream, connection)
+        assert.deepStrictEqual(written, [`id: ${stream.id}-1\nretry: 1000\ndata: \n\n`])
+        clock.ms = 2000
+        session.keepAlive()
+        assert.deepStrictEqual(written.slice(1), [": keep-alive\n\n"])
+        assert.isTrue(session.canResume({ stream: stream.id, seq: 1 }))
+        yield* session.send(response(1), 1)
+        assert.strictEqual(written.at(-1), formatEvent(`${stream.id}-2`, response(1)))
+        assert.isTrue(ended())
+      })
+  )
+
+  it.effect("a POST turned into a stream without priming (before 2025-11-25) that drops is cancelled at once", () =>
+    Effect.gen(function* () {
+      const { clock, elapse, frames, session } = yield* makeSession("2025-06-18")
+      const exchange = session.open([1], false)
+      clock.ms = 1000
+      session.keepAlive()
+      const stream = ((yield* Deferred.await(exchange.decision)) as { stream: SseStream }).stream
+      const { connection, written } = fakeConnection()
+      session.attachPost(stream, connection)
+      assert.deepStrictEqual(written, []) // the headers only: no event, so no id to resume from
+      session.connectionClosed(stream, connection)
+      yield* elapse(0)
+      assert.deepStrictEqual(cancelledIds(yield* Queue.takeAll(frames)), [1])
+      assert.isFalse(session.isOpen(1))
+    })
+  )
+
+  it.effect("a session whose initialize is not answered yet never turns its POST into a stream", () =>
+    Effect.gen(function* () {
+      const { clock, session } = yield* makeSession(null)
+      const exchange = session.open([0], false)
+      clock.ms = 10_000
+      session.keepAlive()
+      assert.isFalse(yield* Deferred.isDone(exchange.decision))
+    })
+  )
+
+  it.effect("a stream not resumed in time is cancelled and logged (real timers, TestClock)", () =>
+    Effect.gen(function* () {
+      const lines: Array<any> = []
+      yield* Effect.gen(function* () {
+        const { frames, session } = yield* makeSession("2025-11-25", yield* makeSchedule)
+        const exchange = session.open([3], false)
+        yield* session.send(progress(1), 3)
+        const stream = ((yield* Deferred.await(exchange.decision)) as { stream: SseStream }).stream
+        const { connection } = fakeConnection()
+        session.attachPost(stream, connection)
+        session.connectionClosed(stream, connection)
+        yield* TestClock.adjust(settings.resumeGraceMs - 1)
+        assert.strictEqual(yield* Queue.size(frames), 0)
+        yield* TestClock.adjust(1)
+        assert.deepStrictEqual(cancelledIds(yield* Queue.takeAll(frames)), [3])
+        assert.isFalse(session.isOpen(3))
+      }).pipe(Effect.scoped, Effect.provide(captureLogs(lines)))
+      const line = lines.find(
+        (line) => line.message === "http client did not resume its stream; cancelling its requests"
+      )
+      assert.isDefined(line, JSON.stringify(lines))
+      assert.deepStrictEqual(line.annotations.ids, [3])
+      assert.strictEqual(line.annotations.grace_ms, settings.resumeGraceMs)
+    })
+  )
+
+  it.effect("a timer of the transport's schedule runs to its end even when it cancels itself", () =>
+    Effect.gen(function* () {
+      const steps: Array<string> = []
+      const schedule = yield* makeSchedule
+      const timer = schedule(
+        10,
+        Effect.gen(function* () {
+          steps.push("fired")
+          timer.cancel()
+          yield* Effect.yieldNow
+          steps.push("done")
+        })
+      )
+      const cancelled = schedule(
+        10,
+        Effect.sync(() => void steps.push("never"))
+      )
+      cancelled.cancel()
+      yield* TestClock.adjust(10)
+      assert.deepStrictEqual(steps, ["fired", "done"])
+    }).pipe(Effect.scoped)
+  )
+
+  it.effect("a session whose client never sends notifications/initialized ends after uninitializedSessionMs", () =>
+    Effect.gen(function* () {
+      // Initialized in time: it lives on.
+      const good = yield* makeSession(null)
+      good.session.started("2025-11-25")
+      good.session.markInitialized()
+      yield* good.elapse(settings.uninitializedSessionMs)
+      assert.deepStrictEqual(good.ended, [])
+
+      // Never initialized: it ends, open requests included, even with a stream open.
+      const bare = yield* makeSession(null)
+      bare.session.started("2025-11-25")
+      assert.strictEqual(bare.session.protocolVersion, "2025-11-25")
+      const exchange = bare.session.open([5], false)
+      bare.session.openStandalone(fakeConnection().connection)
+      yield* bare.elapse(settings.uninitializedSessionMs)
+      assert.deepStrictEqual(bare.ended, ["uninitialized"])
+      assert.deepStrictEqual(cancelledIds(yield* Queue.takeAll(bare.frames)), [5])
+      bare.session.finish()
+      const decision = (yield* Deferred.await(exchange.decision)) as { _tag: "Json"; body: string }
+      assert.include(JSON.parse(decision.body).error.message, "never sent notifications/initialized")
     })
   )
 })

@@ -71,6 +71,44 @@ export const hostAllowed = (header: string | undefined, allowed: ReadonlyArray<s
   })
 }
 
+/** The form of an `allowedHosts` entry, for error messages. */
+export const allowedHostForm =
+  "a host name or IP address, optionally with :port (e.g. mcp.example.com, 10.0.0.5:3000, [fd00::1]), or *"
+
+/** The form of an `allowedOrigins` entry, for error messages. */
+export const allowedOriginForm = "scheme://host[:port] with scheme http or https (e.g. https://app.example.com), or *"
+
+/**
+ * Tells whether an `allowedHosts` entry can ever match a `Host` header: `*`,
+ * or `host[:port]` with a port of at most 65535 (`https://x` is an origin,
+ * not a host, and would never match).
+ */
+export const isAllowedHostEntry = (entry: string): boolean => {
+  if (entry.trim() === "*") return true
+  const authority = parseAuthority(entry)
+  return authority !== undefined && (authority.port === undefined || Number(authority.port) <= 65535)
+}
+
+/**
+ * Tells whether an `allowedOrigins` entry can ever match an `Origin` header:
+ * `*`, or an http(s) origin with nothing after the authority but an optional
+ * `/` (`x.com` is a host, not an origin, and would never match).
+ */
+export const isAllowedOriginEntry = (entry: string): boolean => {
+  const text = entry.trim()
+  if (text === "*") return true
+  if (normalizeOrigin(text) === undefined) return false
+  const url = new URL(text)
+  return (
+    url.username === "" &&
+    url.password === "" &&
+    url.pathname === "/" &&
+    url.search === "" &&
+    url.hash === "" &&
+    !/[?#]/.test(text)
+  )
+}
+
 /** `scheme://host[:port]`, lowercase, without a default port; undefined when `value` is not an http(s) origin. */
 export const normalizeOrigin = (value: string): string | undefined => {
   const text = value.trim()

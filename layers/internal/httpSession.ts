@@ -6,8 +6,10 @@
  * decided by the first message the core sends for it: the response itself
  * (the POST is answered with that JSON body), or anything else, a progress
  * notification, a log message, a request to the client (the POST becomes an
- * SSE stream, which carries those messages and then the response). A
- * message unrelated to any request goes to the session's GET stream.
+ * SSE stream, which carries those messages and then the response). A POST
+ * that waits long for its first message becomes a stream at a keep-alive
+ * tick ({@link HttpSession.keepAlive}). A message unrelated to any request
+ * goes to the session's GET stream.
  *
  * Streams are {@link SseStream}s: numbered within the session (0 is the GET
  * stream), with a bounded buffer of their last events so that a client can
@@ -23,7 +25,9 @@ import type * as Cause from "effect/Cause"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import * as FiberSet from "effect/FiberSet"
 import * as Queue from "effect/Queue"
+import type * as Scope from "effect/Scope"
 import type { RequestId } from "../../src/McpSchema.ts"
 import { utf8Length } from "../../src/internal/utf8.ts"
 import type { Frame } from "../../src/Transport.ts"
@@ -41,6 +45,34 @@ export interface Timer {
 /** Runs `effect` after `ms` milliseconds, unless cancelled first. */
 export type Schedule = (ms: number, effect: Effect.Effect<void>) => Timer
 
+/**
+ * The {@link Schedule} of the transport: one fiber per timer, in a set that
+ * the scope closes. Cancelling a timer that has fired does nothing: its
+ * effect runs to the end even when it cancels its own timer (ending a
+ * stream cancels the stream's timers, the one that ends it included).
+ */
+export const makeSchedule: Effect.Effect<Schedule, never, Scope.Scope> = Effect.gen(function* () {
+  const fibers = yield* FiberSet.make()
+  const run = yield* FiberSet.runtime(fibers)<never>()
+  return (ms, effect) => {
+    let fired = false
+    const fiber = run(
+      Effect.andThen(
+        Effect.sleep(ms),
+        Effect.suspend(() => {
+          fired = true
+          return effect
+        })
+      )
+    )
+    return {
+      cancel: () => {
+        if (!fired) fiber.interruptUnsafe()
+      }
+    }
+  }
+})
+
 /** The settings a session runs with. */
 export interface SessionSettings {
   /** How long a stream whose connection dropped waits to be resumed before its requests are cancelled. */
@@ -51,10 +83,17 @@ export interface SessionSettings {
   readonly replayEvents: number
   /** How long a session with no open stream and no request in flight lives. */
   readonly sessionIdleMs: number
+  /** How long a session whose client never sent `notifications/initialized` lives (0: no limit). */
+  readonly uninitializedSessionMs: number
+  /**
+   * How often {@link HttpSession.keepAlive} runs: a POST still waiting for
+   * its answer at a tick, after at least half of this, becomes a stream.
+   */
+  readonly keepAliveMs: number
 }
 
 /** Why a session ended. */
-export type EndReason = "deleted" | "idle" | "shutdown" | "initialize failed" | "abandoned" | "failed"
+export type EndReason = "deleted" | "idle" | "uninitialized" | "shutdown" | "initialize failed" | "abandoned" | "failed"
 
 /** The HTTP response that currently carries a stream. */
 export interface Connection {
@@ -153,14 +192,17 @@ export class Exchange {
   /** A batch is answered by one array of responses. */
   readonly batch: boolean
   readonly decision: Deferred.Deferred<Decision>
+  /** When the POST was opened (epoch ms): a long wait turns it into a stream at a keep-alive tick. */
+  readonly openedAt: number
   state: "pending" | "sse" | "closed" = "pending"
   stream: SseStream | undefined = undefined
 
-  constructor(ids: ReadonlyArray<RequestId>, batch: boolean) {
+  constructor(ids: ReadonlyArray<RequestId>, batch: boolean, openedAt = 0) {
     this.ids = new Map(ids.map((id) => [requestKey(id), id]))
     this.outstanding = new Set(this.ids.keys())
     this.batch = batch
     this.decision = Deferred.makeUnsafe<Decision>()
+    this.openedAt = openedAt
   }
 }
 
@@ -176,7 +218,9 @@ const sessionEndedLine = (id: RequestId, reason: EndReason): string =>
       message:
         reason === "deleted"
           ? "The session was terminated (DELETE) before the request was answered."
-          : "The session ended before the request was answered: the server is shutting down."
+          : reason === "uninitialized"
+            ? "The session expired: the client never sent notifications/initialized."
+            : "The session ended before the request was answered: the server is shutting down."
     }
   })
 
@@ -209,12 +253,19 @@ export class HttpSession {
   private readonly streams = new Map<number, SseStream>()
   private nextStream = 1
   private idleTimer: Timer | undefined = undefined
+  /** Ends a session whose client does not send `notifications/initialized` in time. */
+  private initializedTimer: Timer | undefined = undefined
+  /** The client sent `notifications/initialized`. */
+  private initialized = false
+  private readonly now: () => number
 
   constructor(options: {
     readonly id: string
     readonly frames: Queue.Queue<Frame, Cause.Done>
     readonly settings: SessionSettings
     readonly schedule: Schedule
+    /** The current time (epoch ms). */
+    readonly now: () => number
     /** Called once when the session ends, whatever the reason. */
     readonly onEnd: (session: HttpSession, reason: EndReason) => Effect.Effect<void>
   }) {
@@ -222,6 +273,7 @@ export class HttpSession {
     this.frames = options.frames
     this.settings = options.settings
     this.schedule = options.schedule
+    this.now = options.now
     this.onEnd = options.onEnd
   }
 
@@ -255,10 +307,37 @@ export class HttpSession {
     return this.routes.has(requestKey(id))
   }
 
+  /**
+   * `initialize` was answered with `protocolVersion`: the session is open.
+   * Its client has `uninitializedSessionMs` to send
+   * `notifications/initialized` ({@link markInitialized}), or the session
+   * ends: a bare `initialize` must not hold a session slot for long.
+   */
+  started(protocolVersion: string): void {
+    this.protocolVersion = protocolVersion
+    if (!this.initialized && this.settings.uninitializedSessionMs > 0) {
+      this.initializedTimer = this.schedule(
+        this.settings.uninitializedSessionMs,
+        Effect.suspend(() => {
+          this.initializedTimer = undefined
+          return this.initialized ? Effect.void : this.endNow("uninitialized")
+        })
+      )
+    }
+    this.checkIdle()
+  }
+
+  /** The client sent `notifications/initialized`. */
+  markInitialized(): void {
+    this.initialized = true
+    this.initializedTimer?.cancel()
+    this.initializedTimer = undefined
+  }
+
   /** Opens the exchange of a POST that carries `ids`, before its frame is offered. */
   open(ids: ReadonlyArray<RequestId>, batch: boolean): Exchange {
     this.touch()
-    const exchange = new Exchange(ids, batch)
+    const exchange = new Exchange(ids, batch, this.now())
     for (const key of exchange.ids.keys()) this.routes.set(key, exchange)
     this.exchanges.add(exchange)
     return exchange
@@ -477,17 +556,29 @@ export class HttpSession {
   /**
    * A connection's HTTP response is over: it ended, or the client went away.
    * A POST stream that still owes its response waits for the client to
-   * resume it; past the grace period its requests are cancelled.
+   * resume it; past the grace period its requests are cancelled. One that
+   * was never sent an event (so no id to resume from) is cancelled at once.
    */
   connectionClosed(stream: SseStream, connection: Connection): void {
     if (stream.connection !== connection) return
     stream.connection = undefined
     const exchange = stream.exchange
     if (this.ended === undefined && !stream.done && exchange !== undefined) {
+      // A stream that was never sent an event (a POST that became a stream to keep its
+      // connection alive, in a session without priming) has no id to resume from.
+      const resumable = stream.lastSeq > 0
       stream.graceTimer = this.schedule(
-        this.settings.resumeGraceMs,
+        resumable ? this.settings.resumeGraceMs : 0,
         Effect.suspend(() => {
+          // Forgotten first: abandon cancels the stream's grace timer, and that is this one.
+          stream.graceTimer = undefined
           if (stream.connection !== undefined || stream.done) return Effect.void
+          if (!resumable) {
+            const ids = this.abandon(exchange, "The client disconnected before the request was answered.")
+            return ids.length === 0
+              ? Effect.void
+              : Effect.logInfo("http client disconnected; cancelling its requests", { session: this.label, ids })
+          }
           const ids = this.abandon(exchange, "The client disconnected and did not resume the stream in time.")
           return ids.length === 0
             ? Effect.void
@@ -503,8 +594,21 @@ export class HttpSession {
     this.checkIdle()
   }
 
-  /** Writes a keep-alive comment on every open connection. */
+  /**
+   * A keep-alive tick (every `keepAliveMs`): a POST that has waited at least
+   * half of `keepAliveMs` for its first message becomes a stream (a priming
+   * event for sessions that prime, so it can be resumed), so that no proxy or
+   * client sees it silent for long; then every open connection gets a
+   * keep-alive comment. A quick answer therefore stays plain JSON, and no
+   * connection stays silent for more than 1.5 × `keepAliveMs`.
+   */
   keepAlive(): void {
+    if (this.protocolVersion !== undefined && this.ended === undefined) {
+      const before = this.now() - this.settings.keepAliveMs / 2
+      for (const exchange of this.exchanges) {
+        if (exchange.state === "pending" && exchange.openedAt <= before) this.stream(exchange)
+      }
+    }
     for (const stream of this.streams.values()) stream.connection?.write(keepAliveComment)
   }
 
@@ -537,8 +641,9 @@ export class HttpSession {
 
   /**
    * Ends the session: its frames end, so the server core drains it and
-   * returns (then {@link finish} runs). A deleted session's requests are
-   * cancelled at once; at shutdown they get the core's grace period.
+   * returns (then {@link finish} runs). The requests of a deleted session,
+   * or of one that was never initialized in time, are cancelled at once; at
+   * shutdown they get the core's grace period.
    */
   end(reason: EndReason): Effect.Effect<void> {
     return Effect.suspend(() => this.endNow(reason))
@@ -547,10 +652,16 @@ export class HttpSession {
   private endNow(reason: EndReason): Effect.Effect<void> {
     if (this.ended !== undefined) return Effect.void
     this.touch()
-    if (reason === "deleted") {
+    this.initializedTimer?.cancel()
+    this.initializedTimer = undefined
+    if (reason === "deleted" || reason === "uninitialized") {
+      const why =
+        reason === "deleted"
+          ? "The client terminated the session."
+          : "The session expired: the client never sent notifications/initialized."
       for (const exchange of this.exchanges) {
         for (const key of exchange.outstanding) {
-          Queue.offerUnsafe(this.frames, cancelFrame(exchange.ids.get(key)!, "The client terminated the session."))
+          Queue.offerUnsafe(this.frames, cancelFrame(exchange.ids.get(key)!, why))
         }
       }
     }

@@ -128,7 +128,7 @@ const serve = Command.make(
     ),
     allowedHosts: Flag.String("allowed-hosts").pipe(
       Flag.withDescription(
-        "HTTP: comma-separated Host values accepted besides localhost, 127.0.0.1 and [::1] (name or name:port; * for any)"
+        "HTTP: comma-separated Host values accepted besides localhost, 127.0.0.1, [::1] and the --host address (name or name:port; * for any)"
       ),
       Flag.optional
     ),
@@ -222,12 +222,22 @@ const serve = Command.make(
           // Imported on demand: run from source, stdio never loads the HTTP transport; in the
           // bundle its code is included, but `node:http` is only loaded when the listener is built.
           const HttpTransport = yield* Effect.promise(() => import("../../layers/HttpTransport.ts"))
+          const allowedHosts = parseList(flags.allowedHosts)
+          const allowedOrigins = parseList(flags.allowedOrigins)
+          // An entry that could never match (an origin given as a host, or the reverse) is refused, not ignored.
+          const [invalid] = HttpTransport.invalidEntries({ allowedHosts, allowedOrigins })
+          if (invalid !== undefined) {
+            const flag = invalid.option === "allowedHosts" ? "--allowed-hosts" : "--allowed-origins"
+            return yield* new UsageError({
+              message: `${flag} ${JSON.stringify(invalid.entry)}: expected ${invalid.expected}`
+            })
+          }
           return yield* Effect.gen(function* () {
             const { url } = yield* HttpTransport.Listener
             yield* Effect.logInfo(`mcp-runtime serving on ${url}`, { url, root, capabilities: ids })
             return yield* HttpTransport.serve(McpServer.serve(), {
-              allowedHosts: parseList(flags.allowedHosts),
-              allowedOrigins: parseList(flags.allowedOrigins),
+              allowedHosts,
+              allowedOrigins,
               sessionIdleMs: Option.getOrUndefined(flags.sessionIdleMs),
               resumeGraceMs: Option.getOrUndefined(flags.resumeGraceMs)
             })

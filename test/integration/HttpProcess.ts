@@ -24,7 +24,19 @@ export interface HttpProcess {
   readonly waitForLog: (predicate: (line: any) => boolean, timeoutMs?: number, from?: number) => Promise<any>
   /** The number of stderr lines so far, for `waitForLog`'s `from`. */
   readonly mark: () => number
+  /** Everything written on stdout so far (the server writes nothing there). */
+  readonly stdout: () => string
+  /** Kills the process at once (SIGKILL), if it still runs. */
   readonly stop: () => Promise<void>
+  /**
+   * A graceful stop: sends `signal` (SIGTERM by default) and resolves with
+   * how the process exited and how long that took; SIGKILLs it and fails
+   * if it still runs after `timeoutMs`.
+   */
+  readonly terminate: (
+    signal?: NodeJS.Signals,
+    timeoutMs?: number
+  ) => Promise<{ readonly code: number | null; readonly signal: NodeJS.Signals | null; readonly ms: number }>
 }
 
 /** `serve --transport http --port 0` of the built binary, with the `system` capability. */
@@ -61,6 +73,9 @@ export const startHttp = (args: ReadonlyArray<string>, env: Record<string, strin
     const watchers: Array<() => void> = []
     let tail = ""
     let url: string | undefined
+    let stdout = ""
+    child.stdout.setEncoding("utf8")
+    child.stdout.on("data", (chunk: string) => (stdout += chunk))
     child.stderr.setEncoding("utf8")
     child.stderr.on("data", (chunk: string) => {
       const parts = (tail + chunk).split("\n")
@@ -87,7 +102,9 @@ export const startHttp = (args: ReadonlyArray<string>, env: Record<string, strin
         reject(new Error(`the server exited (${code}) before listening:\n${lines.join("\n")}${tail}`))
       }
     })
-    const exited = new Promise<void>((done) => child.on("exit", () => done()))
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((done) =>
+      child.on("exit", (code, signal) => done({ code, signal }))
+    )
     const waitForLog = (predicate: (line: any) => boolean, timeoutMs = 5_000, from = 0): Promise<any> =>
       new Promise((resolveLog, rejectLog) => {
         const check = () => {
@@ -116,11 +133,27 @@ export const startHttp = (args: ReadonlyArray<string>, env: Record<string, strin
       stderrLines: () => lines,
       waitForLog,
       mark: () => lines.length,
+      stdout: () => stdout,
       stop: async () => {
         if (child.exitCode === null && child.signalCode === null) {
           child.kill("SIGKILL")
           await exited
         }
+      },
+      terminate: async (signal = "SIGTERM", timeoutMs = 10_000) => {
+        const started = performance.now()
+        child.kill(signal)
+        let timer: NodeJS.Timeout | undefined
+        const timedOut = new Promise<never>((_, rejectTimeout) => {
+          timer = setTimeout(() => {
+            child.kill("SIGKILL")
+            rejectTimeout(
+              new Error(`the server did not exit within ${timeoutMs} ms of ${signal}:\n${lines.join("\n")}`)
+            )
+          }, timeoutMs)
+        })
+        const exit = await Promise.race([exited, timedOut]).finally(() => clearTimeout(timer))
+        return { ...exit, ms: performance.now() - started }
       }
     }
   })

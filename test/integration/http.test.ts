@@ -9,6 +9,18 @@ import { assert, afterAll, beforeAll, describe, it } from "@effect/vitest"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js"
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import * as Layer from "effect/Layer"
+import * as Logger from "effect/Logger"
+import * as Schema from "effect/Schema"
+import { connect } from "node:net"
+import * as HttpTransport from "../../layers/HttpTransport.ts"
+import * as Logging from "../../layers/Logging.ts"
+import * as Capability from "../../src/Capability.ts"
+import * as Kernel from "../../src/Kernel.ts"
+import * as McpServer from "../../src/McpServer.ts"
+import * as Tool from "../../src/Tool.ts"
 import {
   binaryArgs,
   fixturePath,
@@ -54,6 +66,15 @@ const assertRefusal = async (
   assert.include(body.error.message, text)
   return body
 }
+
+/** Runs the binary with `args` to its exit. */
+const runToExit = (args: ReadonlyArray<string>) =>
+  new Promise<{ code: number | null; stderr: string }>((resolve) => {
+    const child = spawn(process.execPath, args, { stdio: ["ignore", "ignore", "pipe"] })
+    let stderr = ""
+    child.stderr.on("data", (chunk) => (stderr += chunk))
+    child.on("exit", (code) => resolve({ code, stderr }))
+  })
 
 /** The server still answers: a fresh session pings. */
 const assertServes = async (url: string) => {
@@ -122,19 +143,103 @@ describe("Streamable HTTP: the binary", () => {
 
   it("a port in use: exit 1 with a clear message; an HTTP flag without --transport http: exit 2", async () => {
     const port = new URL(server.url).port
-    const run = (args: ReadonlyArray<string>) =>
-      new Promise<{ code: number | null; stderr: string }>((resolve) => {
-        const child = spawn(process.execPath, args, { stdio: ["ignore", "ignore", "pipe"] })
-        let stderr = ""
-        child.stderr.on("data", (chunk) => (stderr += chunk))
-        child.on("exit", (code) => resolve({ code, stderr }))
-      })
+    const run = runToExit
     const busy = await run([binaryPath, "serve", "--transport", "http", "--port", port])
     assert.strictEqual(busy.code, 1)
     assert.include(busy.stderr, `cannot listen on 127.0.0.1:${port}: EADDRINUSE`)
     const misuse = await run([binaryPath, "serve", "--port", "3000"])
     assert.strictEqual(misuse.code, 2)
     assert.include(misuse.stderr, "--port applies to --transport http only")
+  })
+
+  it("an --allowed-hosts or --allowed-origins entry of the wrong form: exit 2, naming it and the expected form", async () => {
+    const [host, origin] = await Promise.all([
+      runToExit(binaryArgs(["--allowed-hosts", "mcp.test,https://mcp.test"])),
+      runToExit(binaryArgs(["--allowed-origins", "https://app.test,app.test"]))
+    ])
+    assert.strictEqual(host.code, 2)
+    assert.include(host.stderr, '--allowed-hosts \\"https://mcp.test\\": expected a host name or IP address')
+    assert.strictEqual(origin.code, 2)
+    assert.include(origin.stderr, '--allowed-origins \\"app.test\\": expected scheme://host[:port]')
+  })
+
+  it("--host with an address: its URL works; --host 0.0.0.0: a loopback URL and a warning, other Hosts refused", async () => {
+    const [specific, wildcard] = await Promise.all([
+      startHttp(binaryArgs(["--host", "127.0.0.2"])),
+      startHttp(binaryArgs(["--host", "0.0.0.0"]))
+    ])
+    try {
+      // The bound address is accepted as Host (fetch sends 127.0.0.2:port), with or without the port.
+      assert.match(specific.url, /^http:\/\/127\.0\.0\.2:\d+\/mcp$/)
+      await assertServes(specific.url)
+      const body = JSON.stringify(ping())
+      const headers = { "content-type": "application/json", accept: "application/json, text/event-stream" }
+      const bare = await rawRequest(specific.url, { method: "POST", headers: { ...headers, host: "127.0.0.2" }, body })
+      assert.notStrictEqual(bare.status, 403)
+
+      assert.match(wildcard.url, /^http:\/\/127\.0\.0\.1:\d+\/mcp$/)
+      await assertServes(wildcard.url)
+      const warning = await wildcard.waitForLog((line) => line.level === "WARN")
+      assert.include(warning.message, "--allowed-hosts")
+      const port = new URL(wildcard.url).port
+      for (const host of [`0.0.0.0:${port}`, `192.168.1.20:${port}`]) {
+        const refused = await rawRequest(wildcard.url, { method: "POST", headers: { ...headers, host }, body })
+        await assertRefusal(refused, 403, "is not allowed", -32000)
+      }
+      assert.isFalse(specific.stderrLines().some((line) => line.includes('"level":"WARN"')))
+    } finally {
+      await Promise.all([specific.stop(), wildcard.stop()])
+    }
+  })
+
+  it("SIGTERM with a GET stream open and a request in flight: 503 for new requests, the answer, exit 0", async () => {
+    const draining = await startHttp([
+      binaryPath,
+      "serve",
+      "--capabilities",
+      "conformance",
+      "--transport",
+      "http",
+      "--port",
+      "0",
+      "--shutdown-grace-ms",
+      "3000"
+    ])
+    try {
+      const session = await initialize(draining.url)
+      const get = await fetch(draining.url, { headers: { accept: "text/event-stream", "mcp-session-id": session } })
+      const standalone = readEvents(get)
+      assert.strictEqual((await standalone.next())?.data, "") // priming
+      const call = await post(
+        draining.url,
+        {
+          jsonrpc: "2.0",
+          id: 5,
+          method: "tools/call",
+          params: { name: "test_tool_with_progress", arguments: {}, _meta: { progressToken: "t" } }
+        },
+        { "mcp-session-id": session }
+      )
+      const inFlight = readEvents(call)
+      await inFlight.until((event) => messageOf(event)?.method === "notifications/progress")
+      const from = draining.mark()
+      const exited = draining.terminate("SIGTERM", 5_000)
+      await draining.waitForLog((line) => line.message?.startsWith("http server shutting down"), 3_000, from)
+      await assertRefusal(await post(draining.url, ping(8), { "mcp-session-id": session }), 503, "shutting down")
+      // The request in flight finishes within the grace period, and its answer arrives.
+      const rest = await inFlight.until((event) => messageOf(event)?.id === 5)
+      assert.deepStrictEqual(messageOf(rest.at(-1)!).result.content, [{ type: "text", text: "t" }])
+      assert.strictEqual(await inFlight.next(), undefined)
+      assert.strictEqual(await standalone.next(), undefined) // the GET stream ends
+      const exit = await exited
+      assert.deepStrictEqual([exit.code, exit.signal], [0, null])
+      assert.isBelow(exit.ms, 2_000)
+      assert.strictEqual(draining.stdout(), "")
+      const ended = await draining.waitForLog((line) => line.message === "http session ended", 1_000, from)
+      assert.strictEqual(ended.annotations.reason, "shutdown")
+    } finally {
+      await draining.stop()
+    }
   })
 
   it("a session with nothing going on for --session-idle-ms expires (then 404)", async () => {
@@ -545,6 +650,13 @@ describe("Streamable HTTP: the fixture (progress, requests to the client, stream
     const logged = await requestLine(51, session)
     const waited = performance.now() - dropped
     assert.strictEqual(logged.annotations.outcome, "cancelled")
+    const told = await server.waitForLog(
+      (line) =>
+        line.message === "http client did not resume its stream; cancelling its requests" &&
+        line.annotations.session === session.slice(0, 8)
+    )
+    assert.deepStrictEqual(told.annotations.ids, [51])
+    assert.strictEqual(told.annotations.grace_ms, 400)
     // It waited for the 400 ms grace period, and not for the 5 s of the tool.
     assert.isAtLeast(waited, 350)
     assert.isBelow(waited, 2_500)
@@ -587,5 +699,130 @@ describe("Streamable HTTP: the fixture (progress, requests to the client, stream
     assert.include(answer.error.message, "terminated")
     await server.waitForLog((line) => line.event === "finalized", 3_000, from)
     assert.strictEqual((await post(server.url, ping(), { "mcp-session-id": session })).status, 404)
+  })
+})
+
+// -- in process: timing that the binary's defaults would make slow to test -------------------
+
+const wait = Tool.make("wait", {
+  description: "Waits `ms` milliseconds in silence, then answers.",
+  input: Schema.Struct({ ms: Schema.Number })
+}).pipe(Tool.handle(({ ms }) => Effect.as(Effect.sleep(ms), `waited ${ms} ms`)))
+
+const Waiting = Capability.make(
+  { id: "slow", description: "A silent, slow tool", version: "1.0.0" },
+  Effect.succeed({ tools: [wait] })
+)
+
+/** `HttpTransport.serve` in this process, on a free port, its log lines collected. */
+const serveInProcess = async (listen: HttpTransport.ListenOptions, options: HttpTransport.Options = {}) => {
+  const logs: Array<any> = []
+  let listening: (url: string) => void = () => undefined
+  const url = new Promise<string>((resolve) => (listening = resolve))
+  const fiber = Effect.runFork(
+    Effect.gen(function* () {
+      listening((yield* HttpTransport.Listener).url)
+      return yield* HttpTransport.serve(McpServer.serve(), options)
+    }).pipe(
+      Effect.provide(
+        Layer.mergeAll(HttpTransport.layerServer({ port: 0, ...listen }), Waiting).pipe(
+          Layer.provideMerge(Kernel.layer())
+        )
+      ),
+      Effect.provide(Logger.layer([Logger.make((line) => void logs.push(JSON.parse(Logging.formatLine(line))))]))
+    )
+  )
+  const failed = Effect.runPromise(Fiber.await(fiber)).then((exit) => {
+    throw new Error(`the server stopped: ${String(exit)}`)
+  })
+  return {
+    url: await Promise.race([url, failed]),
+    logs,
+    stop: () => Effect.runPromise(Fiber.interrupt(fiber))
+  }
+}
+
+describe("Streamable HTTP in process", () => {
+  it("a silent request turns into a stream at a keep-alive tick: priming, keep-alive comments, its answer; a quick one stays JSON", async () => {
+    const server = await serveInProcess({}, { keepAliveMs: 100 })
+    try {
+      const session = await initialize(server.url)
+      const started = performance.now()
+      const slow = await post(
+        server.url,
+        { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "slow_wait", arguments: { ms: 1500 } } },
+        { "mcp-session-id": session }
+      )
+      // The headers came at a tick (100 ms), long before the answer (1500 ms); wide margin for a loaded machine.
+      assert.isBelow(performance.now() - started, 1200)
+      assert.strictEqual(slow.headers.get("content-type"), "text/event-stream")
+      const quick = await post(server.url, ping(2), { "mcp-session-id": session })
+      assert.strictEqual(quick.headers.get("content-type"), "application/json")
+      assert.deepStrictEqual(await quick.json(), { jsonrpc: "2.0", id: 2, result: {} })
+      const text = await slow.text()
+      const blocks = text.split("\n\n").filter((block) => block !== "")
+      assert.match(blocks[0]!, /^id: \d+-1\nretry: 1000\ndata: $/)
+      assert.isAtLeast(blocks.filter((block) => block === ": keep-alive").length, 2)
+      const answer = JSON.parse(
+        blocks
+          .at(-1)!
+          .split("\n")
+          .find((line) => line.startsWith("data: "))!
+          .slice(6)
+      )
+      assert.deepStrictEqual(answer.result.content, [{ type: "text", text: "waited 1500 ms" }])
+    } finally {
+      await server.stop()
+    }
+  })
+
+  it("a request whose body does not arrive within requestTimeoutMs gets 408 and its connection closes", async () => {
+    const server = await serveInProcess({ requestTimeoutMs: 300, headersTimeoutMs: 200 })
+    try {
+      const { port } = new URL(server.url)
+      const slowly = (head: string) =>
+        new Promise<{ status: string; ms: number }>((resolve, reject) => {
+          const started = performance.now()
+          let received = ""
+          const socket = connect(Number(port), "127.0.0.1", () => socket.write(head))
+          socket.setEncoding("utf8")
+          socket.on("data", (chunk: string) => (received += chunk))
+          socket.on("error", reject)
+          socket.on("close", () => resolve({ status: received.split("\r\n")[0]!, ms: performance.now() - started }))
+        })
+      const [body, headers] = await Promise.all([
+        slowly(
+          "POST /mcp HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n" +
+            "Accept: application/json, text/event-stream\r\nContent-Length: 100\r\n\r\n{"
+        ),
+        slowly("POST /mcp HTTP/1.1\r\nHost: localhost\r\n")
+      ])
+      assert.strictEqual(body.status, "HTTP/1.1 408 Request Timeout")
+      assert.isBelow(body.ms, 1_500)
+      assert.strictEqual(headers.status, "HTTP/1.1 408 Request Timeout")
+      assert.isBelow(headers.ms, 1_500)
+      // A request that arrived whole may take longer than that to be answered.
+      const session = await initialize(server.url)
+      const slow = await post(
+        server.url,
+        { jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "slow_wait", arguments: { ms: 500 } } },
+        { "mcp-session-id": session }
+      )
+      assert.strictEqual(((await slow.json()) as any).result.content[0].text, "waited 500 ms")
+    } finally {
+      await server.stop()
+    }
+  })
+
+  it("a server bound to every interface logs a loopback URL and a warning about --allowed-hosts", async () => {
+    const server = await serveInProcess({ host: "0.0.0.0" })
+    try {
+      assert.match(server.url, /^http:\/\/127\.0\.0\.1:\d+\/mcp$/)
+      await assertServes(server.url)
+      const warning = server.logs.find((line) => line.level === "WARN")
+      assert.include(warning?.message, "listening on every interface (0.0.0.0)")
+    } finally {
+      await server.stop()
+    }
   })
 })
