@@ -7,6 +7,8 @@
  */
 
 /** @since 0.1.0 */
+export * as AuditLog from "./AuditLog.ts"
+/** @since 0.1.0 */
 export * as Capability from "./Capability.ts"
 /** @since 0.1.0 */
 export * as Client from "./Client.ts"

@@ -3,8 +3,10 @@
  *
  * @since 0.1.0
  */
+import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import { AuditLog } from "../AuditLog.ts"
 import { downgradeContent } from "../internal/content.ts"
 import { exceedsUtf8, utf8Length } from "../internal/utf8.ts"
 import { Kernel } from "../Kernel.ts"
@@ -97,6 +99,30 @@ const outcomeOf = (result: CallToolResult): string => {
  * @category constants
  * @since 0.1.0
  */
+// The audit record of one call; `answer` is undefined when the call was cancelled.
+const audited = (
+  audit: AuditLog["Service"],
+  params: { readonly name: string; readonly arguments?: unknown },
+  request: RequestContext["Service"],
+  started: number | undefined,
+  answer: Method.RawJson | undefined
+): Effect.Effect<Method.RawJson> =>
+  Effect.flatMap(Clock.currentTimeMillis, (now) =>
+    Effect.as(
+      audit.record({
+        time: new Date(now).toISOString(),
+        correlationId: request.correlationId,
+        tool: request.record.tool ?? params.name,
+        arguments: params.arguments ?? {},
+        outcome: answer === undefined ? "cancelled" : (request.record.outcome ?? "ok"),
+        durationMs: started === undefined ? 0 : now - started,
+        bytesIn: utf8Length(JSON.stringify(params.arguments ?? {})),
+        ...(answer === undefined ? {} : { bytesOut: utf8Length(answer.json) })
+      }),
+      answer as Method.RawJson
+    )
+  )
+
 export const toolsCall = Method.request("tools/call", {
   params: CallToolParams,
   accepts: (params) =>
@@ -121,16 +147,31 @@ export const toolsCall = Method.request("tools/call", {
       record.capability = tool.capability
       const version = request.protocolVersion
       const prepared = tool.prepare(params.arguments)
+      // Every call is audited when an AuditLog is installed (it is optional).
+      const audit = Context.getOption(context as unknown as Context.Context<AuditLog>, AuditLog)
       // Invalid arguments are answered at once, without waiting for a slot.
-      if (!Effect.isEffect(prepared)) return Effect.succeed(respond(prepared, version, record))
+      if (!Effect.isEffect(prepared)) {
+        const answer = respond(prepared, version, record)
+        return audit._tag === "None" ? Effect.succeed(answer) : audited(audit.value, params, request, undefined, answer)
+      }
       const executor = Context.get(context, Executor)
       const limit = executor.limits(tool.target).maxResultBytes
-      return executor.run(tool.target, prepared, record).pipe(
+      const run = executor.run(tool.target, prepared, record).pipe(
         Effect.match({
           // The runtime's own error results are small and never checked against the limit.
           onFailure: (error) => respond(policyResult(error), version, record),
           onSuccess: (result) => respond(result, version, record, limit, tool.name)
         })
+      )
+      if (audit._tag === "None") return run
+      return Effect.flatMap(Clock.currentTimeMillis, (started) =>
+        run.pipe(
+          Effect.onExit((exit) =>
+            exit._tag === "Success"
+              ? audited(audit.value, params, request, started, exit.value)
+              : audited(audit.value, params, request, started, undefined)
+          )
+        )
       )
     })
 })

@@ -1,0 +1,209 @@
+/**
+ * The audit log: redaction, digests, and the JSONL file store — whole
+ * records, rotation, and no lost or torn record after `kill -9` of a writer
+ * in the middle of a run (a real process, a real file).
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { spawn } from "node:child_process"
+import { createHash } from "node:crypto"
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join, resolve } from "node:path"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
+import { TestClock } from "effect/testing"
+import * as FileAuditLog from "../layers/FileAuditLog.ts"
+import { AuditLog, type Call, canonicalJson, digest, redact, redactedValue } from "../src/AuditLog.ts"
+import * as Capability from "../src/Capability.ts"
+import * as Policy from "../src/Policy.ts"
+import * as ServerConfig from "../src/ServerConfig.ts"
+import * as Tool from "../src/Tool.ts"
+import { start } from "./support/memory.ts"
+
+const tempDir = () => mkdtempSync(join(tmpdir(), "audit-"))
+const lines = (file: string) =>
+  readFileSync(file, "utf8")
+    .split("\n")
+    .filter((line) => line !== "")
+    .map((line) => JSON.parse(line))
+
+const entry = (i: number) => ({
+  time: "2026-11-22T08:00:00.000Z",
+  correlationId: `c-${i}`,
+  tool: "system_echo",
+  outcome: "ok",
+  durationMs: i
+})
+
+describe("redaction and digests", () => {
+  it("redacts credential-like fields at any depth, case-insensitively, without changing the input", () => {
+    const input = { user: "alice", Password: "p", nested: [{ apiKey: "k", keep: 1 }], headers: { Authorization: "b" } }
+    const out = redact(input) as any
+    assert.deepStrictEqual(out, {
+      user: "alice",
+      Password: redactedValue,
+      nested: [{ apiKey: redactedValue, keep: 1 }],
+      headers: { Authorization: redactedValue }
+    })
+    assert.strictEqual(input.Password, "p")
+    assert.deepStrictEqual(redact({ a: { b: 1 } }, ["b"]), { a: { b: redactedValue } })
+  })
+
+  it.effect("digests the canonical JSON with SHA-256, so key order does not matter", () =>
+    Effect.gen(function* () {
+      assert.strictEqual(
+        canonicalJson({ b: 1, a: { d: [1, { f: 2, e: 3 }], c: null } }),
+        '{"a":{"c":null,"d":[1,{"e":3,"f":2}]},"b":1}'
+      )
+      const expected = `sha256:${createHash("sha256").update('{"a":1,"b":"x"}').digest("hex")}`
+      assert.strictEqual(yield* digest({ b: "x", a: 1 }), expected)
+      assert.strictEqual(yield* digest({ a: 1, b: "x" }), expected)
+    })
+  )
+})
+
+describe("the JSONL file store", () => {
+  it.effect("appends one JSON record per call: a digest of the arguments by default; the file is private", () =>
+    Effect.gen(function* () {
+      const dir = tempDir()
+      const path = join(dir, "nested", "audit.jsonl")
+      yield* Effect.gen(function* () {
+        const audit = yield* AuditLog
+        for (let i = 0; i < 3; i++) yield* audit.record({ ...entry(i), arguments: { i, token: "t" } })
+      }).pipe(Effect.provide(FileAuditLog.layer({ path })))
+      const written = lines(path)
+      assert.strictEqual(written.length, 3)
+      assert.deepStrictEqual(written[1], { ...entry(1), argumentsDigest: yield* digest({ i: 1, token: "t" }) })
+      assert.notInclude(readFileSync(path, "utf8"), '"t"}')
+      const { statSync } = yield* Effect.promise(() => import("node:fs"))
+      assert.strictEqual(statSync(path).mode & 0o777, 0o600)
+      rmSync(dir, { recursive: true, force: true })
+    })
+  )
+
+  it.effect("keeps the arguments with the configured fields redacted when asked to", () =>
+    Effect.gen(function* () {
+      const dir = tempDir()
+      const path = join(dir, "audit.jsonl")
+      yield* Effect.flatMap(AuditLog, (audit) =>
+        audit.record({ ...entry(0), arguments: { command: "deploy", Token: "secret", env: { PASS: "x" } } })
+      ).pipe(Effect.provide(FileAuditLog.layer({ path, arguments: "redacted", redact: ["token", "pass"] })))
+      assert.deepStrictEqual(lines(path), [
+        { ...entry(0), arguments: { command: "deploy", Token: redactedValue, env: { PASS: redactedValue } } }
+      ])
+      rmSync(dir, { recursive: true, force: true })
+    })
+  )
+
+  it("rotates by size, keeps `keep` old files, and never splits a record across files", () => {
+    const dir = tempDir()
+    const path = join(dir, "audit.jsonl")
+    const appender = FileAuditLog.makeAppender({ path, maxBytes: 1000, keep: 2 })
+    const total = 60
+    for (let i = 0; i < total; i++) appender.append(entry(i))
+    appender.close()
+    assert.deepStrictEqual(readdirSync(dir).sort(), ["audit.jsonl", "audit.jsonl.1", "audit.jsonl.2"])
+    const kept = [...lines(`${path}.2`), ...lines(`${path}.1`), ...lines(path)]
+    // The newest records, in order, with no gap; each file within its size.
+    const first = kept[0].durationMs
+    assert.deepStrictEqual(
+      kept.map((record: any) => record.durationMs),
+      Array.from({ length: total - first }, (_, i) => first + i)
+    )
+    assert.isAbove(first, 0, "the oldest records were rotated out")
+    for (const file of [path, `${path}.1`, `${path}.2`]) assert.isAtMost(readFileSync(file).length, 1000)
+    // Reopening appends to the current file.
+    const again = FileAuditLog.makeAppender({ path, maxBytes: 1000, keep: 2 })
+    again.append(entry(total))
+    again.close()
+    assert.strictEqual(lines(path).at(-1).durationMs, total)
+    rmSync(dir, { recursive: true, force: true })
+  })
+
+  it("after kill -9 in the middle of a run, no completed record is lost or torn", async () => {
+    const dir = tempDir()
+    const path = join(dir, "audit.jsonl")
+    const writer = spawn(process.execPath, [resolve(import.meta.dirname, "fixtures/audit-writer.ts"), path], {
+      stdio: ["ignore", "pipe", "inherit"]
+    })
+    await new Promise<void>((done, fail) => {
+      writer.stdout.once("data", () => done())
+      writer.once("exit", (code) => fail(new Error(`the writer exited early (${code})`)))
+    })
+    // Let it write for a while (tens of megabytes), then kill it mid-write.
+    await new Promise((done) => setTimeout(done, 300))
+    const exited = new Promise((done) => writer.once("exit", (_code, signal) => done(signal)))
+    writer.kill("SIGKILL")
+    assert.strictEqual(await exited, "SIGKILL")
+    const text = readFileSync(path, "utf8")
+    assert.isTrue(text.endsWith("\n"), "the file ends with a complete record")
+    const records = text
+      .split("\n")
+      .slice(0, -1)
+      .map((line) => JSON.parse(line))
+    assert.isAbove(records.length, 10)
+    assert.deepStrictEqual(
+      records.map((record: any) => record.durationMs),
+      Array.from({ length: records.length }, (_, i) => i),
+      "every record from the first to the last, none missing"
+    )
+    rmSync(dir, { recursive: true, force: true })
+  })
+})
+
+describe("tools/call is audited", () => {
+  it.effect("one record per call: ok, a tool error, invalid arguments, a timeout and a cancelled call", () =>
+    Effect.gen(function* () {
+      const calls: Array<Call> = []
+      const InMemory = Layer.succeed(
+        AuditLog,
+        AuditLog.of({ record: (call) => Effect.sync(() => void calls.push(call)) })
+      )
+      const echo = Tool.make("echo", { description: "echo", input: Schema.Struct({ text: Schema.String }) }).pipe(
+        Tool.handle(({ text }) => Effect.succeed(text))
+      )
+      const fail = Tool.make("fail", { description: "fails" }).pipe(
+        Tool.handle(() => Effect.fail(new Tool.ToolError({ message: "no" })))
+      )
+      const wait = Tool.make("wait", { description: "never answers" }).pipe(Tool.handle(() => Effect.never))
+      const Audited = Capability.make(
+        { id: "a", description: "audited", version: "1" },
+        Effect.succeed({ tools: [echo, fail, wait] })
+      )
+      const client = yield* start(Audited).pipe(
+        Effect.provide(
+          Layer.mergeAll(InMemory, Policy.layer({ timeout: 1000 }), ServerConfig.layer({ shutdownGraceMs: 0 }))
+        )
+      )
+      yield* client.initialize()
+      yield* client.request("tools/call", { name: "a_echo", arguments: { text: "hi" } })
+      yield* client.request("tools/call", { name: "a_fail" })
+      yield* client.request("tools/call", { name: "a_echo", arguments: { text: 1 } })
+      yield* client.send({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "a_wait" } })
+      for (let i = 0; i < 20; i++) yield* Effect.yieldNow
+      yield* TestClock.adjust("1 second")
+      yield* client.read
+      yield* client.send({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "a_wait" } })
+      for (let i = 0; i < 20; i++) yield* Effect.yieldNow
+      yield* TestClock.adjust("200 millis")
+      yield* client.send({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 2 } })
+      assert.deepStrictEqual((yield* client.request("ping")).result, {})
+      assert.deepStrictEqual(
+        calls.map((call) => [call.tool, call.outcome, call.durationMs]),
+        [
+          ["a_echo", "ok", 0],
+          // A tool error's outcome is its code (a ToolError without one: its tag), as in the request log line.
+          ["a_fail", "ToolError", 0],
+          ["a_echo", "invalid_arguments", 0],
+          ["a_wait", "timeout", 1000],
+          ["a_wait", "cancelled", 200]
+        ]
+      )
+      assert.deepStrictEqual(calls[0]!.arguments, { text: "hi" }, "the store decides what to keep")
+      assert.isString(calls[0]!.correlationId)
+      assert.isAbove(calls[0]!.bytesOut!, 0)
+      assert.isUndefined(calls[4]!.bytesOut)
+    })
+  )
+})
