@@ -19,6 +19,8 @@ export * as Elicitation from "./Elicitation.ts"
 /** @since 0.1.0 */
 export * as Executor from "./Executor.ts"
 /** @since 0.1.0 */
+export * as Gate from "./Gate.ts"
+/** @since 0.1.0 */
 export * as Kernel from "./Kernel.ts"
 /** @since 0.1.0 */
 export * as McpError from "./McpError.ts"

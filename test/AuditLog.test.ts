@@ -121,7 +121,7 @@ describe("the JSONL file store", () => {
     rmSync(dir, { recursive: true, force: true })
   })
 
-  it("after kill -9 in the middle of a run, no completed record is lost or torn", async () => {
+  it("after kill -9 in the middle of a run, no completed record is lost or torn", { timeout: 30_000 }, async () => {
     const dir = tempDir()
     const path = join(dir, "audit.jsonl")
     const writer = spawn(process.execPath, [resolve(import.meta.dirname, "fixtures/audit-writer.ts"), path], {
@@ -131,8 +131,9 @@ describe("the JSONL file store", () => {
       writer.stdout.once("data", () => done())
       writer.once("exit", (code) => fail(new Error(`the writer exited early (${code})`)))
     })
-    // Let it write for a while (tens of megabytes), then kill it mid-write.
-    await new Promise((done) => setTimeout(done, 300))
+    // Let it write a few megabytes (whatever the machine's load), then kill it mid-write.
+    const { statSync } = await import("node:fs")
+    while (statSync(path).size < 4 * 1024 * 1024) await new Promise((done) => setTimeout(done, 20))
     const exited = new Promise((done) => writer.once("exit", (_code, signal) => done(signal)))
     writer.kill("SIGKILL")
     assert.strictEqual(await exited, "SIGKILL")

@@ -10,7 +10,8 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import { Executor, type Target } from "../Executor.ts"
 import { Kernel } from "../Kernel.ts"
-import { type McpError, RequestFailed } from "../McpError.ts"
+import { Gate, type GatedMethod } from "../Gate.ts"
+import { InvalidRequest, type McpError, RequestFailed } from "../McpError.ts"
 import { RequestContext } from "../RequestContext.ts"
 
 // One target per prompt or resource, so calls share its per-name slot.
@@ -23,41 +24,69 @@ const targets = new WeakMap<object, Target>()
  */
 export const guard = <A, R>(
   owner: { readonly name: string; readonly capability: string },
+  method: GatedMethod,
   what: string,
   effect: Effect.Effect<A, McpError, R>
 ): Effect.Effect<A, McpError, R | Executor | RequestContext | Kernel> =>
   Effect.flatMap(Effect.context<Executor | RequestContext | Kernel>(), (context) => {
-    let target = targets.get(owner)
-    if (target === undefined) {
-      // The capability's own limits (Capability.make options) apply, as for its tools.
-      const info = Context.get(context, Kernel)
-        .capabilities()
-        .find((summary) => summary.id === owner.capability)
-      target = { name: owner.name, capability: owner.capability, capabilityOwn: info }
-      targets.set(owner, target)
+    // The authorization gate first, when one is installed.
+    const gate = Context.getOption(context as unknown as Context.Context<Gate>, Gate)
+    if (gate._tag === "Some") {
+      return gate.value.check({ method, name: owner.name }).pipe(
+        Effect.matchEffect({
+          onFailure: (denied) => {
+            Context.get(context, RequestContext).record.outcome = "denied"
+            return Effect.fail(
+              new InvalidRequest({
+                message: `${denied.message}. Do not retry it; ask the user to have it allowed.`,
+                data: { reason: "denied", name: owner.name }
+              })
+            )
+          },
+          onSuccess: () => run(owner, what, effect, context)
+        })
+      )
     }
-    const request = Context.get(context, RequestContext)
-    const executor = Context.get(context, Executor)
-    return executor.run(target, effect, request.record).pipe(
-      Effect.catchTags({
-        Overloaded: (error) => {
-          request.record.outcome = "overloaded"
-          return Effect.fail(
-            new RequestFailed({
-              message: `${error.message.replace(/\.$/, "")}. Wait for the requests in progress to finish, then retry.`,
-              data: { reason: "overloaded", name: owner.name }
-            })
-          )
-        },
-        TimedOut: (error) => {
-          request.record.outcome = "timeout"
-          return Effect.fail(
-            new RequestFailed({
-              message: `${what} did not finish within ${error.timeoutMs} ms (${error.source}); it was stopped.`,
-              data: { reason: "timeout", name: owner.name }
-            })
-          )
-        }
-      })
-    )
+    return run(owner, what, effect, context)
   })
+
+const run = <A, R>(
+  owner: { readonly name: string; readonly capability: string },
+  what: string,
+  effect: Effect.Effect<A, McpError, R>,
+  context: Context.Context<Executor | RequestContext | Kernel>
+): Effect.Effect<A, McpError, R> => {
+  let target = targets.get(owner)
+  if (target === undefined) {
+    // The capability's own limits (Capability.make options) apply, as for its tools.
+    const info = Context.get(context, Kernel)
+      .capabilities()
+      .find((summary) => summary.id === owner.capability)
+    target = { name: owner.name, capability: owner.capability, capabilityOwn: info }
+    targets.set(owner, target)
+  }
+  const request = Context.get(context, RequestContext)
+  const executor = Context.get(context, Executor)
+  return executor.run(target, effect, request.record).pipe(
+    Effect.catchTags({
+      Overloaded: (error) => {
+        request.record.outcome = "overloaded"
+        return Effect.fail(
+          new RequestFailed({
+            message: `${error.message.replace(/\.$/, "")}. Wait for the requests in progress to finish, then retry.`,
+            data: { reason: "overloaded", name: owner.name }
+          })
+        )
+      },
+      TimedOut: (error) => {
+        request.record.outcome = "timeout"
+        return Effect.fail(
+          new RequestFailed({
+            message: `${what} did not finish within ${error.timeoutMs} ms (${error.source}); it was stopped.`,
+            data: { reason: "timeout", name: owner.name }
+          })
+        )
+      }
+    })
+  )
+}

@@ -98,7 +98,12 @@ export const promptsGet = Method.request("prompts/get", {
   handler: (params) =>
     Effect.flatMap(promptNamed(params.name, "prompts/get"), (prompt) =>
       Effect.flatMap(Effect.service(RequestContext), (request) =>
-        guard(prompt, `prompts/get of ${prompt.name}`, prompt.get(params.arguments, request.protocolVersion))
+        guard(
+          prompt,
+          "prompts/get",
+          `prompts/get of ${prompt.name}`,
+          prompt.get(params.arguments, request.protocolVersion)
+        )
       )
     )
 })

@@ -104,6 +104,6 @@ export const resourcesRead = Method.request("resources/read", {
   params: UriParams,
   handler: (params) =>
     Effect.flatMap(resourceAt(params.uri, "resources/read"), ({ params: decoded, resource }) =>
-      guard(resource, `resources/read of ${params.uri}`, resource.read(params.uri, decoded))
+      guard(resource, "resources/read", `resources/read of ${params.uri}`, resource.read(params.uri, decoded))
     )
 })

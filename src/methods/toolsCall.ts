@@ -6,7 +6,10 @@
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import { AuditLog } from "../AuditLog.ts"
+import { Gate } from "../Gate.ts"
+import type { CompiledTool } from "../internal/compileTool.ts"
 import { downgradeContent } from "../internal/content.ts"
 import { exceedsUtf8, utf8Length } from "../internal/utf8.ts"
 import { Kernel } from "../Kernel.ts"
@@ -146,32 +149,68 @@ export const toolsCall = Method.request("tools/call", {
       record.tool = tool.name
       record.capability = tool.capability
       const version = request.protocolVersion
-      const prepared = tool.prepare(params.arguments)
-      // Every call is audited when an AuditLog is installed (it is optional).
+      // Every call is audited when an AuditLog is installed, and gated when a Gate is (both optional).
       const audit = Context.getOption(context as unknown as Context.Context<AuditLog>, AuditLog)
-      // Invalid arguments are answered at once, without waiting for a slot.
-      if (!Effect.isEffect(prepared)) {
-        const answer = respond(prepared, version, record)
-        return audit._tag === "None" ? Effect.succeed(answer) : audited(audit.value, params, request, undefined, answer)
-      }
-      const executor = Context.get(context, Executor)
-      const limit = executor.limits(tool.target).maxResultBytes
-      const run = executor.run(tool.target, prepared, record).pipe(
-        Effect.match({
-          // The runtime's own error results are small and never checked against the limit.
-          onFailure: (error) => respond(policyResult(error), version, record),
-          onSuccess: (result) => respond(result, version, record, limit, tool.name)
-        })
-      )
-      if (audit._tag === "None") return run
-      return Effect.flatMap(Clock.currentTimeMillis, (started) =>
-        run.pipe(
-          Effect.onExit((exit) =>
-            exit._tag === "Success"
-              ? audited(audit.value, params, request, started, exit.value)
-              : audited(audit.value, params, request, started, undefined)
-          )
+      const gate = Context.getOption(context as unknown as Context.Context<Gate>, Gate)
+      if (gate._tag === "Some") {
+        return gate.value.check({ method: "tools/call", name: tool.name }).pipe(
+          Effect.matchEffect({
+            onFailure: (denied) => {
+              const answer = respond(
+                errorResult(
+                  denied.message,
+                  "denied",
+                  `Do not retry ${tool.name}: the server's operator has not allowed it. Call tools/list and use ` +
+                    `another tool, or ask the user to have it allowed.`
+                ),
+                version,
+                record
+              )
+              return audit._tag === "None"
+                ? Effect.succeed(answer)
+                : audited(audit.value, params, request, undefined, answer)
+            },
+            onSuccess: () => call(tool, params, request, context, audit)
+          })
         )
-      )
+      }
+      return call(tool, params, request, context, audit)
     })
 })
+
+// A call the gate let through: prepare, run under the policy, respond, audit.
+const call = (
+  tool: CompiledTool,
+  params: { readonly name: string; readonly arguments?: Record<string, unknown> | undefined },
+  request: RequestContext["Service"],
+  context: Context.Context<Kernel | RequestContext | Executor>,
+  audit: Option.Option<AuditLog["Service"]>
+): Effect.Effect<Method.RawJson, never, RequestContext> => {
+  const record = request.record
+  const version = request.protocolVersion
+  const prepared = tool.prepare(params.arguments)
+  // Invalid arguments are answered at once, without waiting for a slot.
+  if (!Effect.isEffect(prepared)) {
+    const answer = respond(prepared, version, record)
+    return audit._tag === "None" ? Effect.succeed(answer) : audited(audit.value, params, request, undefined, answer)
+  }
+  const executor = Context.get(context, Executor)
+  const limit = executor.limits(tool.target).maxResultBytes
+  const run = executor.run(tool.target, prepared, record).pipe(
+    Effect.match({
+      // The runtime's own error results are small and never checked against the limit.
+      onFailure: (error) => respond(policyResult(error), version, record),
+      onSuccess: (result) => respond(result, version, record, limit, tool.name)
+    })
+  )
+  if (audit._tag === "None") return run
+  return Effect.flatMap(Clock.currentTimeMillis, (started) =>
+    run.pipe(
+      Effect.onExit((exit) =>
+        exit._tag === "Success"
+          ? audited(audit.value, params, request, started, exit.value)
+          : audited(audit.value, params, request, started, undefined)
+      )
+    )
+  )
+}
