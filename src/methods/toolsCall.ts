@@ -6,7 +6,7 @@
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
-import * as Option from "effect/Option"
+import type * as Option from "effect/Option"
 import { AuditLog } from "../AuditLog.ts"
 import { Gate } from "../Gate.ts"
 import type { CompiledTool } from "../internal/compileTool.ts"
