@@ -4,12 +4,15 @@
  *
  * **Whole records.** The file is opened with `O_APPEND` and each record —
  * its JSON and the newline — goes out in one `write(2)` of a complete
- * buffer. On Linux a write to a regular file is not interrupted by a signal
- * part-way, and `O_APPEND` makes the seek and the write one step, so a
- * process killed with `kill -9` leaves every record it wrote complete and
- * never a torn one (tested in `test/AuditLog.test.ts`). A power failure is
- * another matter: records not yet flushed by the OS may be lost unless
- * `fsync` is on (option `sync`, slower).
+ * buffer, so records never interleave and every record whose write
+ * returned is complete in the file. A process killed with `kill -9` *during*
+ * a write can leave the start of that one record (Linux stops a large write
+ * between pages when a fatal signal is pending): that record was never
+ * completed, and the next time the file is opened the unterminated tail is
+ * cut off, so the file holds complete records only (tested in
+ * `test/AuditLog.test.ts` with a real `kill -9`). A power failure is another
+ * matter: records not yet flushed by the OS may be lost unless `fsync` is on
+ * (option `sync`, slower).
  *
  * **Rotation.** Before a record would take the file past `maxBytes`, the file
  * is renamed `<path>.1` (older ones shift to `.2` … up to `keep`, the oldest
@@ -75,6 +78,30 @@ export interface Options {
  */
 export const defaults = { maxBytes: 10 * 1024 * 1024, keep: 5, sync: false, arguments: "digest" } as const
 
+// Truncates the file after its last newline; returns the new size.
+const repairTail = (path: string, size: number): number => {
+  const fd = fs.openSync(path, "r+")
+  try {
+    const chunk = Buffer.alloc(64 * 1024)
+    let end = size
+    while (end > 0) {
+      const start = Math.max(0, end - chunk.length)
+      const read = fs.readSync(fd, chunk, 0, end - start, start)
+      const at = chunk.subarray(0, read).lastIndexOf(0x0a)
+      if (at !== -1) {
+        const keep = start + at + 1
+        if (keep < size) fs.ftruncateSync(fd, keep)
+        return keep
+      }
+      end = start
+    }
+    fs.ftruncateSync(fd, 0)
+    return 0
+  } finally {
+    fs.closeSync(fd)
+  }
+}
+
 /**
  * A synchronous JSONL appender: what the layer runs on, usable on its own.
  *
@@ -99,6 +126,8 @@ export const makeAppender = (options: Options) => {
   fs.mkdirSync(nodePath.dirname(path), { recursive: true })
   let fd = fs.openSync(path, "a", 0o600)
   let size = fs.fstatSync(fd).size
+  // A record cut short by a crash (no final newline) was never completed: cut it off.
+  if (size > 0) size = repairTail(path, size)
 
   const rotate = () => {
     fs.closeSync(fd)

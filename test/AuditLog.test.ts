@@ -137,12 +137,20 @@ describe("the JSONL file store", () => {
     const exited = new Promise((done) => writer.once("exit", (_code, signal) => done(signal)))
     writer.kill("SIGKILL")
     assert.strictEqual(await exited, "SIGKILL")
+    // Every line the writer finished is whole; at most the record being written when it died is cut short.
+    const finished = readFileSync(path, "utf8")
+      .split("\n")
+      .slice(0, -1)
+      .map((line) => JSON.parse(line))
+    // Opening the file again cuts off that unfinished record, and appending goes on after the last whole one.
+    FileAuditLog.makeAppender({ path }).close()
     const text = readFileSync(path, "utf8")
     assert.isTrue(text.endsWith("\n"), "the file ends with a complete record")
     const records = text
       .split("\n")
       .slice(0, -1)
       .map((line) => JSON.parse(line))
+    assert.deepStrictEqual(records, finished)
     assert.isAbove(records.length, 10)
     assert.deepStrictEqual(
       records.map((record: any) => record.durationMs),
