@@ -127,6 +127,11 @@ export interface Tool<
   readonly annotations: ToolAnnotations | undefined
   /** The tool's own limits; configuration may override them (see `Policy`). */
   readonly limits: Policy.Limits
+  /**
+   * Whether a call needs the user's confirmation even if the tool is not
+   * annotated destructive (a destructive one always does; see `Confirmation`).
+   */
+  readonly confirm: boolean | undefined
 }
 
 /**
@@ -290,6 +295,11 @@ export const make = <
     readonly maxConcurrent?: number | undefined
     /** The largest serialized result in bytes (default: the server's). */
     readonly maxResultBytes?: number | undefined
+    /**
+     * Ask the user before each call (as for a tool annotated
+     * `destructiveHint: true`): see `Confirmation`.
+     */
+    readonly confirm?: boolean | undefined
   }
 ): Tool<Name, Input, Output> => {
   const self = Object.create(Proto)
@@ -299,6 +309,7 @@ export const make = <
   self.input = options.input ?? EmptyInput
   self.output = options.output
   self.annotations = options.annotations
+  self.confirm = options.confirm
   self.limits = {
     ...(options.timeout === undefined ? {} : { timeout: options.timeout }),
     ...(options.maxConcurrent === undefined ? {} : { maxConcurrent: options.maxConcurrent }),

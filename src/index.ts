@@ -15,6 +15,8 @@ export * as Client from "./Client.ts"
 /** @since 0.1.0 */
 export * as ClientLog from "./ClientLog.ts"
 /** @since 0.1.0 */
+export * as Confirmation from "./Confirmation.ts"
+/** @since 0.1.0 */
 export * as Elicitation from "./Elicitation.ts"
 /** @since 0.1.0 */
 export * as Executor from "./Executor.ts"

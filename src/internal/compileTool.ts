@@ -23,6 +23,7 @@ import type { Target } from "../Executor.ts"
 import type * as Policy from "../Policy.ts"
 import type { Era } from "../ProtocolVersion.ts"
 import { RequestContext } from "../RequestContext.ts"
+import * as Confirmation from "./confirm.ts"
 import type * as Tool from "../Tool.ts"
 
 /** A tool as the kernel serves it. */
@@ -32,6 +33,9 @@ export interface CompiledTool {
   /** What the executor needs to apply the policy (one object per tool, shared by its calls). */
   readonly target: Target
   readonly annotations: Tool.Tool["annotations"]
+  /** Whether a call needs the user's confirmation (see `Confirmation`); its input schema then has `confirm`. */
+  readonly confirms: boolean
+  readonly description: string
   /** The `tools/list` entry per era, already serialized. */
   readonly listEntry: Readonly<Record<Era, string>>
   /**
@@ -234,8 +238,22 @@ export const compileTool = (
   capabilityLimits?: Policy.Limits | undefined
 ): CompiledTool | SchemaProblem => {
   const { handler, tool } = handled
-  const inputSchema = toJsonSchema(tool.input, "input")
-  if (inputSchema instanceof SchemaProblem) return inputSchema
+  const plainInput = toJsonSchema(tool.input, "input")
+  if (plainInput instanceof SchemaProblem) return plainInput
+  const confirms = Confirmation.needsConfirmation(tool)
+  const properties = (plainInput.properties ?? {}) as Record<string, unknown>
+  if (confirms && Confirmation.argument in properties) {
+    return new SchemaProblem(
+      `the input Schema has a field "${Confirmation.argument}", which the runtime adds to tools that need confirmation`
+    )
+  }
+  // A tool that needs confirmation takes one more, optional, argument.
+  const inputSchema = confirms
+    ? ({
+        ...plainInput,
+        properties: { ...properties, [Confirmation.argument]: Confirmation.argumentSchema }
+      } as typeof plainInput)
+    : plainInput
   const outputSchema = tool.output === undefined ? undefined : toJsonSchema(tool.output, "output")
   if (outputSchema instanceof SchemaProblem) return outputSchema
 
@@ -356,5 +374,15 @@ export const compileTool = (
             maxResultBytes: capabilityLimits.maxResultBytes
           }
   }
-  return { name: publicName, capability, target, annotations: tool.annotations, listEntry, prepare, call }
+  return {
+    name: publicName,
+    capability,
+    target,
+    annotations: tool.annotations,
+    confirms,
+    description: tool.description,
+    listEntry,
+    prepare,
+    call
+  }
 }

@@ -43,7 +43,7 @@ import { toolsList } from "./toolsList.ts"
  * @since 0.1.0
  */
 export const defaultMethods: ReadonlyArray<
-  Method.Request<Kernel | Session | RequestContext | Executor> | Method.Notification<Session | Client>
+  Method.Request<Kernel | Session | RequestContext | Executor | Client> | Method.Notification<Session | Client>
 > = [
   initialize,
   ping,

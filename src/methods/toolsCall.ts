@@ -8,6 +8,8 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import type * as Option from "effect/Option"
 import { AuditLog } from "../AuditLog.ts"
+import type { Client } from "../Client.ts"
+import * as Confirmation from "../Confirmation.ts"
 import { Gate } from "../Gate.ts"
 import type { CompiledTool } from "../internal/compileTool.ts"
 import { downgradeContent } from "../internal/content.ts"
@@ -170,15 +172,45 @@ export const toolsCall = Method.request("tools/call", {
                 ? Effect.succeed(answer)
                 : audited(audit.value, params, request, undefined, answer)
             },
-            onSuccess: () => call(tool, params, request, context, audit)
+            onSuccess: () => confirmed(tool, params, request, context, audit)
           })
         )
       }
-      return call(tool, params, request, context, audit)
+      return confirmed(tool, params, request, context, audit)
     })
 })
 
-// A call the gate let through: prepare, run under the policy, respond, audit.
+// A tool that needs confirmation runs only once the user agreed (see Confirmation).
+const confirmed = (
+  tool: CompiledTool,
+  params: { readonly name: string; readonly arguments?: Record<string, unknown> | undefined },
+  request: RequestContext["Service"],
+  context: Context.Context<Kernel | RequestContext | Executor>,
+  audit: Option.Option<AuditLog["Service"]>
+): Effect.Effect<Method.RawJson, never, RequestContext | Client> => {
+  if (!tool.confirms) return call(tool, params, request, context, audit)
+  // Invalid arguments are answered before anyone is asked to confirm the call.
+  if (params.arguments !== undefined) {
+    const { [Confirmation.argument]: _, ...rest } = params.arguments
+    if (!Effect.isEffect(tool.prepare(rest)))
+      return call(tool, { name: params.name, arguments: rest }, request, context, audit)
+  }
+  return Effect.flatMap(Confirmation.decide(tool.name, tool.description, params.arguments), (decision) => {
+    if (decision._tag === "Go") {
+      return call(
+        tool,
+        decision.args === undefined ? { name: params.name } : { name: params.name, arguments: decision.args },
+        request,
+        context,
+        audit
+      )
+    }
+    const answer = respond(decision.result, request.protocolVersion, request.record)
+    return audit._tag === "None" ? Effect.succeed(answer) : audited(audit.value, params, request, undefined, answer)
+  })
+}
+
+// A call the gate let through and the user confirmed: prepare, run under the policy, respond, audit.
 const call = (
   tool: CompiledTool,
   params: { readonly name: string; readonly arguments?: Record<string, unknown> | undefined },

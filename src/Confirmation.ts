@@ -1,0 +1,181 @@
+/**
+ * The confirmation gate for destructive tools. A tool annotated
+ * `destructiveHint: true`, or made with `confirm: true`, runs only once the
+ * user agreed:
+ *
+ * - when the client supports elicitation (form mode), the server asks the
+ *   user directly, and runs the tool only if they accept and confirm;
+ * - otherwise the call must carry `confirm: true` — an argument the runtime
+ *   adds to the tool's input schema, with a description saying so — and
+ *   without it the call gets a result explaining how to confirm.
+ *
+ * Configuration can pre-approve tools (by public-name glob) with
+ * {@link Confirmation}.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import * as Layer from "effect/Layer"
+ * import * as Confirmation from "effect-mcp-runtime/Confirmation"
+ *
+ * // The operator trusts the agent with workspace writes in this deployment.
+ * const Trusted = Layer.succeed(Confirmation.Confirmation, { preApproved: ["workspace_write"] })
+ * ```
+ *
+ * @since 0.1.0
+ */
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
+import type { Client } from "./Client.ts"
+import * as Elicitation from "./Elicitation.ts"
+import { globToRegExp } from "./Gate.ts"
+import type { CallToolResult } from "./McpSchema.ts"
+import { errorMetaKey } from "./McpSchema.ts"
+
+/**
+ * The confirmation settings: the tools that need no confirmation, by
+ * public-name glob. Default: none.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import * as Effect from "effect/Effect"
+ * import { Confirmation } from "effect-mcp-runtime/Confirmation"
+ *
+ * const settings = Effect.provideService(Effect.void, Confirmation, { preApproved: ["exec_*"] })
+ * ```
+ *
+ * @category services
+ * @since 0.1.0
+ */
+export const Confirmation = Context.Reference<{ readonly preApproved: ReadonlyArray<string> }>(
+  "effect-mcp-runtime/Confirmation",
+  { defaultValue: () => ({ preApproved: [] }) }
+)
+
+export {
+  /**
+   * The argument added to a confirmed tool's input schema: `"confirm"`.
+   *
+   * @since 0.1.0
+   */
+  argument,
+  /**
+   * The JSON Schema of the added argument (a described boolean).
+   *
+   * @since 0.1.0
+   */
+  argumentSchema,
+  /**
+   * Whether a tool needs confirmation: annotated destructive, or made with `confirm: true`.
+   *
+   * @since 0.1.0
+   */
+  needsConfirmation
+} from "./internal/confirm.ts"
+import { argument } from "./internal/confirm.ts"
+
+const result = (text: string, code: string, suggestion: string): CallToolResult => ({
+  content: [{ type: "text", text: `${text}\nSuggestion: ${suggestion}` }],
+  isError: true,
+  _meta: { [errorMetaKey]: { code, suggestion } }
+})
+
+const Answer = Schema.Struct({
+  confirm: Schema.Boolean.annotate({ title: "Yes, run it", description: "Leave unchecked to refuse." })
+})
+
+/**
+ * What {@link decide} concludes.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import type { Decision } from "effect-mcp-runtime/Confirmation"
+ *
+ * const go: Decision = { _tag: "Go", args: { path: "a.txt" } }
+ * ```
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export type Decision =
+  | { readonly _tag: "Go"; readonly args: Record<string, unknown> | undefined }
+  | { readonly _tag: "Stop"; readonly result: CallToolResult }
+
+/**
+ * Decides whether a call of a tool that needs confirmation may run: `Go`
+ * with the arguments (without `confirm`), or `Stop` with the result to send.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import * as Effect from "effect/Effect"
+ * import * as Confirmation from "effect-mcp-runtime/Confirmation"
+ *
+ * const decision = Confirmation.decide("workspace_write", "Writes a file.", { path: "a.txt", confirm: true })
+ * // Effect<Decision, never, Client> — Go with { path: "a.txt" } when confirmed
+ * ```
+ *
+ * @category gate
+ * @since 0.1.0
+ */
+export const decide = (
+  tool: string,
+  description: string,
+  args: Record<string, unknown> | undefined
+): Effect.Effect<Decision, never, Client> =>
+  Effect.flatMap(Effect.service(Confirmation), (settings): Effect.Effect<Decision, never, Client> => {
+    const given = args?.[argument]
+    let rest = args
+    if (args !== undefined && argument in args) {
+      const { [argument]: _, ...others } = args
+      rest = others
+    }
+    const go = Effect.succeed<Decision>({ _tag: "Go", args: rest })
+    if (settings.preApproved.some((glob) => globToRegExp(glob).test(tool))) return go
+    if (given === true) return go
+    const summary = JSON.stringify(rest ?? {})
+    return Elicitation.form(
+      `Allow ${tool} to run? It changes or deletes things. ${description}\nArguments: ${
+        summary.length > 500 ? `${summary.slice(0, 500)}…` : summary
+      }`,
+      Answer
+    ).pipe(
+      Effect.map((answer): Decision =>
+        answer.action === "accept" && answer.content.confirm
+          ? { _tag: "Go", args: rest }
+          : {
+              _tag: "Stop",
+              result: result(
+                `The user did not allow ${tool} to run (${answer.action === "accept" ? "not confirmed" : answer.action}).`,
+                "not_confirmed",
+                `Do not retry ${tool} unless the user asks for it again; tell them it was not run.`
+              )
+            }
+      ),
+      Effect.catchTag("ClientCapabilityMissing", () =>
+        Effect.succeed<Decision>({
+          _tag: "Stop",
+          result: result(
+            `${tool} changes or deletes things and needs the user's confirmation, and this client cannot ask ` +
+              `the user itself.`,
+            "confirmation_required",
+            `Ask the user whether to run ${tool} with these arguments; if they agree, call it again with the same ` +
+              `arguments and "confirm": true.`
+          )
+        })
+      ),
+      Effect.catch((error) =>
+        Effect.succeed<Decision>({
+          _tag: "Stop",
+          result: result(
+            `${tool} was not run: asking the user for confirmation failed (${error.message}).`,
+            "confirmation_failed",
+            `Ask the user whether to run ${tool}; if they agree, call it again with "confirm": true.`
+          )
+        })
+      )
+    )
+  })
