@@ -15,6 +15,8 @@ export * as Client from "./Client.ts"
 /** @since 0.1.0 */
 export * as ClientLog from "./ClientLog.ts"
 /** @since 0.1.0 */
+export * as CommandRunner from "./CommandRunner.ts"
+/** @since 0.1.0 */
 export * as Confirmation from "./Confirmation.ts"
 /** @since 0.1.0 */
 export * as Elicitation from "./Elicitation.ts"
@@ -56,5 +58,7 @@ export * as Session from "./Session.ts"
 export * as Tool from "./Tool.ts"
 /** @since 0.1.0 */
 export * as Transport from "./Transport.ts"
+/** @since 0.1.0 */
+export * as Workspace from "./Workspace.ts"
 /** @since 0.1.0 */
 export * as WorkspaceRoot from "./WorkspaceRoot.ts"
