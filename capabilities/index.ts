@@ -4,8 +4,11 @@
  *
  * @since 0.1.0
  */
+import * as Layer from "effect/Layer"
+import * as NodeWorkspace from "../layers/NodeWorkspace.ts"
 import { ConformanceCapability } from "./conformance/index.ts"
 import { SystemCapability } from "./system/index.ts"
+import { WorkspaceCapability } from "./workspace/index.ts"
 
 /**
  * Every bundled capability, by id.
@@ -17,7 +20,7 @@ import { SystemCapability } from "./system/index.ts"
  * ```ts
  * import { bundled } from "./capabilities/index.ts"
  *
- * Object.keys(bundled) // => ["system", "conformance"]
+ * Object.keys(bundled) // => ["system", "workspace", "conformance"]
  * ```
  *
  * @category constants
@@ -25,6 +28,8 @@ import { SystemCapability } from "./system/index.ts"
  */
 export const bundled = {
   system: SystemCapability,
+  // The files of the server's root (`--root`), through the Node Workspace.
+  workspace: WorkspaceCapability.pipe(Layer.provide(NodeWorkspace.layer())),
   conformance: ConformanceCapability
 } as const
 
@@ -54,10 +59,10 @@ export type BundledId = keyof typeof bundled
  * ```ts
  * import { defaults } from "./capabilities/index.ts"
  *
- * defaults // => ["system"]
+ * defaults // => ["system", "workspace"]
  * ```
  *
  * @category constants
  * @since 0.1.0
  */
-export const defaults: ReadonlyArray<BundledId> = ["system"]
+export const defaults: ReadonlyArray<BundledId> = ["system", "workspace"]

@@ -25,6 +25,7 @@ import * as Kernel from "../Kernel.ts"
 import * as McpServer from "../McpServer.ts"
 import * as Policy from "../Policy.ts"
 import * as ServerConfig from "../ServerConfig.ts"
+import type { WorkspaceError } from "../Workspace.ts"
 import { WorkspaceRoot } from "../WorkspaceRoot.ts"
 
 /**
@@ -213,7 +214,8 @@ const serve = Command.make(
       maxResultBytes: limit(flags.maxResultBytes)
     })
     const capabilities = ids.reduce(
-      (acc: Layer.Layer<never, Kernel.KernelError, Kernel.Kernel>, id) => Layer.merge(acc, bundled[id]),
+      (acc: Layer.Layer<never, Kernel.KernelError | WorkspaceError, Kernel.Kernel>, id) =>
+        Layer.merge(acc, bundled[id]),
       Layer.empty
     )
     const kernel = Kernel.layer()
