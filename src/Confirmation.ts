@@ -31,7 +31,7 @@ import type { Client } from "./Client.ts"
 import * as Elicitation from "./Elicitation.ts"
 import { globToRegExp } from "./Gate.ts"
 import type { CallToolResult } from "./McpSchema.ts"
-import { errorMetaKey } from "./McpSchema.ts"
+import { failureResult } from "./internal/compileTool.ts"
 
 /**
  * The confirmation settings: the tools that need no confirmation, by
@@ -76,11 +76,20 @@ export {
 } from "./internal/confirm.ts"
 import { argument } from "./internal/confirm.ts"
 
-const result = (text: string, code: string, suggestion: string): CallToolResult => ({
-  content: [{ type: "text", text: `${text}\nSuggestion: ${suggestion}` }],
-  isError: true,
-  _meta: { [errorMetaKey]: { code, suggestion } }
-})
+// A coded error result, as a typed tool failure is rendered (`failureResult`).
+const result = (message: string, code: string, suggestion: string): CallToolResult =>
+  failureResult({ message, code, suggestion })
+
+// The pre-approval globs, compiled once per settings object.
+const compiled = new WeakMap<object, ReadonlyArray<RegExp>>()
+const preApproved = (settings: { readonly preApproved: ReadonlyArray<string> }, tool: string): boolean => {
+  let patterns = compiled.get(settings)
+  if (patterns === undefined) {
+    patterns = settings.preApproved.map(globToRegExp)
+    compiled.set(settings, patterns)
+  }
+  return patterns.some((pattern) => pattern.test(tool))
+}
 
 const Answer = Schema.Struct({
   confirm: Schema.Boolean.annotate({ title: "Yes, run it", description: "Leave unchecked to refuse." })
@@ -134,7 +143,7 @@ export const decide = (
       rest = others
     }
     const go = Effect.succeed<Decision>({ _tag: "Go", args: rest })
-    if (settings.preApproved.some((glob) => globToRegExp(glob).test(tool))) return go
+    if (preApproved(settings, tool)) return go
     if (given === true) return go
     const summary = JSON.stringify(rest ?? {})
     return Elicitation.form(

@@ -258,7 +258,12 @@ export const serve = <const Methods extends ReadonlyArray<Method.Any> = typeof d
             const json = jsonSafe(data === undefined ? null : data)
             const params: LoggingMessageParams =
               logger === undefined ? { level, data: json } : { level, logger, data: json }
-            return session.notify("notifications/message", params as unknown as Record<string, unknown>)
+            // The request (if any) was just looked up: send directly rather than through
+            // session.notify, which would look it up again.
+            return send(
+              notificationLine("notifications/message", params as unknown as Record<string, unknown>),
+              Option.isSome(request) ? request.value.requestId : undefined
+            )
           })
       })
       // -- requests to the client ------------------------------------------------

@@ -18,6 +18,7 @@ import { RequestContext } from "../RequestContext.ts"
 import {
   capabilityOverlay,
   dereference,
+  describeFailure,
   formatIssues,
   isEmptyStruct,
   jsonSchemaRoot,
@@ -25,27 +26,6 @@ import {
 } from "./compileTool.ts"
 import { type Complete, makeComplete } from "./completion.ts"
 import { downgradeContent } from "./content.ts"
-
-/**
- * A handler's typed failure as text for the client: its message (else its
- * tag, else the value itself), and its suggestion when it has one.
- */
-export const describeFailure = (value: unknown): string => {
-  const error = (typeof value === "object" && value !== null ? value : {}) as {
-    message?: unknown
-    suggestion?: unknown
-    _tag?: unknown
-  }
-  const message =
-    typeof error.message === "string" && error.message.length > 0
-      ? error.message
-      : typeof error._tag === "string"
-        ? error._tag
-        : typeof value === "object" && value !== null
-          ? JSON.stringify(value)
-          : String(value)
-  return typeof error.suggestion === "string" ? `${message}\nSuggestion: ${error.suggestion}` : message
-}
 
 /** A `prompts/get` result. */
 export interface GetPromptResult {

@@ -17,8 +17,14 @@ import type { Annotations, ResourceContents } from "../McpSchema.ts"
 import type { Era } from "../ProtocolVersion.ts"
 import type * as Resource from "../Resource.ts"
 import { RequestContext } from "../RequestContext.ts"
-import { capabilityOverlay, dereference, isEmptyStruct, jsonSchemaRoot, SchemaProblem } from "./compileTool.ts"
-import { describeFailure } from "./compilePrompt.ts"
+import {
+  capabilityOverlay,
+  dereference,
+  describeFailure,
+  isEmptyStruct,
+  jsonSchemaRoot,
+  SchemaProblem
+} from "./compileTool.ts"
 import { type Complete, makeComplete } from "./completion.ts"
 import { parse, TemplateError, type Value } from "./uriTemplate.ts"
 
@@ -68,9 +74,14 @@ const legacyAnnotations = (annotations: Annotations): Annotations | undefined =>
   return Object.keys(rest).length === 0 ? undefined : rest
 }
 
-const entries = (fields: Record<string, unknown>, resource: Resource.Common): Readonly<Record<Era, string>> => {
+const entries = (
+  fields: Record<string, unknown>,
+  resource: Resource.Common,
+  size?: number | undefined
+): Readonly<Record<Era, string>> => {
   const base: Record<string, unknown> = { ...fields, description: resource.description }
   if (resource.mimeType !== undefined) base.mimeType = resource.mimeType
+  if (size !== undefined) base.size = size
   const legacy = { ...base }
   const full = { ...base }
   if (resource.title !== undefined) full.title = resource.title
@@ -178,14 +189,7 @@ export const compileResource = (
   if (Object.keys(handled.completions ?? {}).length > 0) {
     return new SchemaProblem("completers belong to resource templates; a static resource has no variables")
   }
-  const fields: Record<string, unknown> = { uri: resource.uri, name: publicName }
-  const listEntry = entries(fields, resource)
-  if (resource.size !== undefined) {
-    const withSize = (text: string) => `${text.slice(0, -1)},"size":${resource.size}}`
-    for (const era of Object.keys(listEntry) as Array<Era>) {
-      ;(listEntry as Record<Era, string>)[era] = withSize(listEntry[era])
-    }
-  }
+  const listEntry = entries({ uri: resource.uri, name: publicName }, resource, resource.size)
   return {
     _tag: "Resource",
     name: publicName,

@@ -159,30 +159,39 @@ const normalizeReply = (reply: Tool.Reply): CallToolResult => {
   return { content: [reply as ContentBlock] }
 }
 
+/**
+ * A handler's typed failure as text for the client: its message (else its
+ * tag, else the value itself), and its suggestion when it has one.
+ */
+export const describeFailure = (value: unknown): string => {
+  const error = (typeof value === "object" && value !== null ? value : {}) as {
+    message?: unknown
+    suggestion?: unknown
+    _tag?: unknown
+  }
+  const message =
+    typeof error.message === "string" && error.message.length > 0
+      ? error.message
+      : typeof error._tag === "string"
+        ? error._tag
+        : typeof value === "object" && value !== null
+          ? JSON.stringify(value)
+          : String(value)
+  return typeof error.suggestion === "string" ? `${message}\nSuggestion: ${error.suggestion}` : message
+}
+
 /** Renders a typed failure for the model: its message and, if any, a suggestion. */
 export const failureResult = (error: unknown): CallToolResult => {
-  let message: string
-  let suggestion: string | undefined
-  let code = "tool_error"
-  if (typeof error === "object" && error !== null) {
-    const e = error as { message?: unknown; suggestion?: unknown; _tag?: unknown; code?: unknown }
-    if (typeof e.code === "string") code = e.code
-    else if (typeof e._tag === "string") code = e._tag
-    message =
-      typeof e.message === "string" && e.message.length > 0
-        ? e.message
-        : typeof e._tag === "string"
-          ? e._tag
-          : JSON.stringify(error)
-    if (typeof e.suggestion === "string") suggestion = e.suggestion
-  } else {
-    message = String(error)
+  const e = (typeof error === "object" && error !== null ? error : {}) as {
+    suggestion?: unknown
+    _tag?: unknown
+    code?: unknown
   }
-  const textValue = suggestion === undefined ? message : `${message}\nSuggestion: ${suggestion}`
+  const code = typeof e.code === "string" ? e.code : typeof e._tag === "string" ? e._tag : "tool_error"
   return {
-    content: [{ type: "text", text: textValue }],
+    content: [{ type: "text", text: describeFailure(error) }],
     isError: true,
-    _meta: { [errorMetaKey]: suggestion === undefined ? { code } : { code, suggestion } }
+    _meta: { [errorMetaKey]: typeof e.suggestion === "string" ? { code, suggestion: e.suggestion } : { code } }
   }
 }
 
