@@ -9,12 +9,16 @@
  * `app_` and can never shadow a static one.
  *
  * It also serves `tools/list`: each tool's entry is serialized once, pages are
- * assembled once per protocol era and cached until the registry changes.
+ * assembled once per protocol era and cached until the registry changes. The
+ * same holds for the other lists, except the pages of `resources/list` that
+ * a template's lister (`Resource.list`) fills: those are made per request.
  *
  * @since 0.1.0
  */
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import { Base64 } from "effect/encoding"
+import * as Hash from "effect/Hash"
 import * as Layer from "effect/Layer"
 import * as PubSub from "effect/PubSub"
 import * as Schema from "effect/Schema"
@@ -24,12 +28,14 @@ import {
   compileResource,
   type CompiledTemplate,
   compileTemplate,
+  type ListedPage,
   schemeOf
 } from "./internal/compileResource.ts"
 import { compileTool, type CompiledTool, SchemaProblem } from "./internal/compileTool.ts"
-import { InvalidParams } from "./McpError.ts"
+import { InvalidParams, type McpError } from "./McpError.ts"
 import * as Policy from "./Policy.ts"
 import { type Era, eraOf, type ProtocolVersion } from "./ProtocolVersion.ts"
+import type { RequestContext } from "./RequestContext.ts"
 import type * as Prompt from "./Prompt.ts"
 import type * as Resource from "./Resource.ts"
 import type * as Tool from "./Tool.ts"
@@ -530,11 +536,21 @@ export class Kernel extends Context.Service<
     ) => { readonly resource: CompiledResource | CompiledTemplate; readonly params: unknown } | undefined
     /** Looks a template up by its URI template (for completions). */
     readonly template: (uriTemplate: string) => CompiledTemplate | undefined
-    /** One page of `resources/list`, serialized. */
-    readonly resourcesPage: (
+    /**
+     * One page of `resources/list`, serialized: a page of the static
+     * resources, then, page by page, the resources of each listing template
+     * (`Resource.list`) in list order. `guardListing` runs one lister call
+     * (under the execution policy, say); `undefined` from it skips the
+     * template.
+     */
+    readonly resourcesPage: <R>(
       version: ProtocolVersion,
-      cursor: string | undefined
-    ) => Effect.Effect<string, InvalidParams>
+      cursor: string | undefined,
+      guardListing: (
+        template: CompiledTemplate,
+        listing: Effect.Effect<ListedPage, McpError, RequestContext>
+      ) => Effect.Effect<ListedPage | undefined, McpError, R>
+    ) => Effect.Effect<string, McpError, R>
     /** One page of `resources/templates/list`, serialized. */
     readonly templatesPage: (
       version: ProtocolVersion,
@@ -581,6 +597,33 @@ const decodeCursor = (kind: ListKind, cursor: string): number | undefined => {
   const match = /^([a-z]):(\d{1,9})$/.exec(atob(cursor))
   return match === null || match[1] !== kind ? undefined : Number(match[2])
 }
+
+// A `resources/list` cursor inside a template's listing: the template's public
+// name (which has no "/") and, past its first page, the lister's own cursor,
+// behind a checksum, so that a cursor the server did not make is refused here
+// rather than passed on to the lister.
+const checksum = (body: string): string => (Hash.string(body) >>> 0).toString(36)
+const encodeListingCursor = (template: string, inner: string | undefined): string => {
+  const body = inner === undefined ? template : `${template}/${inner}`
+  return Base64.encode(`r/${checksum(body)}/${body}`)
+}
+const listingCursorPattern = /^r\/([0-9a-z]{1,7})\/(([^/]+)(?:\/([\s\S]*))?)$/
+const decodeListingCursor = (
+  cursor: string
+): { readonly template: string; readonly inner: string | undefined } | undefined => {
+  if (!base64.test(cursor)) return undefined
+  const text = Base64.decodeString(cursor)
+  if (text._tag === "Failure") return undefined
+  const match = listingCursorPattern.exec(text.success)
+  if (match === null || match[1] !== checksum(match[2]!)) return undefined
+  return { template: match[3]!, inner: match[4] }
+}
+
+// Runs one lister call for `resources/list` (see `Kernel.resourcesPage`).
+type GuardListing<R> = (
+  template: CompiledTemplate,
+  listing: Effect.Effect<ListedPage, McpError, RequestContext>
+) => Effect.Effect<ListedPage | undefined, McpError, R>
 
 /**
  * Builds a kernel.
@@ -651,8 +694,23 @@ export const make = Effect.fnUntraced(function* (options: Options = {}) {
   const buildPages = (era: Era): Array<string> => paginate("tools", order, (name) => tools.get(name)!.listEntry[era])
   const buildPromptPages = (era: Era): Array<string> =>
     paginate("prompts", promptOrder, (name) => prompts.get(name)!.listEntry[era])
-  const buildResourcePages = (era: Era): Array<string> =>
-    paginate("resources", resourceOrder, (uri) => resources.get(uri)!.listEntry[era])
+  // The static resources' pages; the last one points to the first listing
+  // template, when there is one.
+  const buildResourcePages = (era: Era): Array<string> => {
+    const result = paginate("resources", resourceOrder, (uri) => resources.get(uri)!.listEntry[era])
+    const first = listingAfter(-1)
+    if (first !== undefined) {
+      const last = result.length - 1
+      result[last] =
+        `${result[last]!.slice(0, -1)},"nextCursor":${JSON.stringify(encodeListingCursor(first.name, undefined))}}`
+    }
+    return result
+  }
+  // The first listing template after index `at` of `templates`.
+  const listingAfter = (at: number): CompiledTemplate | undefined => {
+    for (let i = at + 1; i < templates.length; i++) if (templates[i]!.list !== undefined) return templates[i]
+    return undefined
+  }
   const buildTemplatePages = (era: Era): Array<string> =>
     paginate(
       "resourceTemplates",
@@ -960,6 +1018,13 @@ export const make = Effect.fnUntraced(function* (options: Options = {}) {
     "resources/list": "r",
     "resources/templates/list": "t"
   }
+  const invalidCursor = (method: string, cursor: string) =>
+    new InvalidParams({
+      message:
+        `Invalid cursor ${JSON.stringify(cursor)}: pass a nextCursor from a previous ${method} ` +
+        `result, or omit it to start from the first page`
+    })
+
   const pageOf = (
     method: string,
     eraPages: ReadonlyArray<string>,
@@ -968,15 +1033,7 @@ export const make = Effect.fnUntraced(function* (options: Options = {}) {
     if (cursor === undefined) return Effect.succeed(eraPages[0]!)
     const offset = decodeCursor(cursorKinds[method]!, cursor)
     const page = offset !== undefined && offset % pageSize === 0 ? eraPages[offset / pageSize] : undefined
-    return page === undefined
-      ? Effect.fail(
-          new InvalidParams({
-            message:
-              `Invalid cursor ${JSON.stringify(cursor)}: pass a nextCursor from a previous ${method} ` +
-              `result, or omit it to start from the first page`
-          })
-        )
-      : Effect.succeed(page)
+    return page === undefined ? Effect.fail(invalidCursor(method, cursor)) : Effect.succeed(page)
   }
 
   const toolsPage = (version: ProtocolVersion, cursor: string | undefined): Effect.Effect<string, InvalidParams> => {
@@ -989,9 +1046,47 @@ export const make = Effect.fnUntraced(function* (options: Options = {}) {
     return pageOf("prompts/list", promptPages[era] ?? (promptPages[era] = buildPromptPages(era)), cursor)
   }
 
-  const resourcesPage = (version: ProtocolVersion, cursor: string | undefined) => {
+  // One page of a listing template, then, when that was its last page, the
+  // first page of the next one. A template whose page is empty and last, or
+  // that `guardListing` skips, gives way to the next in the same request.
+  const listingPage = <R>(
+    era: Era,
+    template: CompiledTemplate,
+    inner: string | undefined,
+    guardListing: GuardListing<R>
+  ): Effect.Effect<string, McpError, R> =>
+    Effect.flatMap(guardListing(template, template.list!(inner, era)), (page): Effect.Effect<string, McpError, R> => {
+      // The registry may have changed meanwhile: a template gone ends the listing.
+      const at = templates.indexOf(template)
+      const following = at === -1 ? undefined : listingAfter(at)
+      const entries = page === undefined ? "" : page.entries.join(",")
+      if (page !== undefined && page.nextCursor !== undefined) {
+        const next = encodeListingCursor(template.name, page.nextCursor)
+        return Effect.succeed(`{"resources":[${entries}],"nextCursor":${JSON.stringify(next)}}`)
+      }
+      if (entries === "" && following !== undefined) return listingPage(era, following, undefined, guardListing)
+      const next =
+        following === undefined ? "" : `,"nextCursor":${JSON.stringify(encodeListingCursor(following.name, undefined))}`
+      return Effect.succeed(`{"resources":[${entries}]${next}}`)
+    })
+
+  const resourcesPage = <R>(
+    version: ProtocolVersion,
+    cursor: string | undefined,
+    guardListing: GuardListing<R>
+  ): Effect.Effect<string, McpError, R> => {
     const era = eraOf(version)
-    return pageOf("resources/list", resourcePages[era] ?? (resourcePages[era] = buildResourcePages(era)), cursor)
+    const staticPages = resourcePages[era] ?? (resourcePages[era] = buildResourcePages(era))
+    if (cursor === undefined) {
+      // Without static resources, the listing templates come first.
+      const first = resourceOrder.length === 0 ? listingAfter(-1) : undefined
+      return first === undefined ? Effect.succeed(staticPages[0]!) : listingPage(era, first, undefined, guardListing)
+    }
+    const listing = decodeCursor("r", cursor) === undefined ? decodeListingCursor(cursor) : undefined
+    if (listing === undefined) return pageOf("resources/list", staticPages, cursor)
+    const template = templates.find((t) => t.name === listing.template && t.list !== undefined)
+    if (template === undefined) return Effect.fail(invalidCursor("resources/list", cursor))
+    return listingPage(era, template, listing.inner, guardListing)
   }
 
   const templatesPage = (version: ProtocolVersion, cursor: string | undefined) => {

@@ -7,7 +7,8 @@
  * **template** — an RFC 6570 URI template whose variables are decoded with a
  * `Schema.Struct`, made with {@link template}. A handler returns the
  * contents: a string (text), a `Uint8Array` (binary, sent as base64), or a
- * list of {@link Item}s.
+ * list of {@link Item}s. A template can also list its concrete resources in
+ * `resources/list`, page by page, with {@link list}.
  *
  * Like tools, resources belong to a capability: their names are published as
  * `<capability>_<name>`. URIs are not rewritten — clients quote them verbatim
@@ -264,6 +265,61 @@ export interface Handled<R = never> {
   readonly handler: (params: any, uri: string) => Effect.Effect<Contents, unknown, R>
   /** Completers of template variables, by name (see {@link completions}). */
   readonly completions?: { readonly [variable: string]: Completer<R> } | undefined
+  /** Lists a template's concrete resources, page by page (see {@link list}). */
+  readonly lister?: ((cursor: string | undefined) => Effect.Effect<Listing, unknown, R>) | undefined
+}
+
+/**
+ * One concrete resource of a template, as its lister reports it for
+ * `resources/list`. `uri` must be a URI the template matches (and whose
+ * variables decode with its `params`); `name` is sent as given, without the
+ * capability prefix (a file path, a run id). `mimeType` defaults to the
+ * template's.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import type * as Resource from "effect-mcp-runtime/Resource"
+ *
+ * const listed: Resource.Listed = { uri: "notes://note/1", name: "note 1", title: "Groceries", size: 42 }
+ * ```
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface Listed {
+  readonly uri: string
+  readonly name: string
+  /** A display title, sent to clients of protocol 2025-06-18 and later. */
+  readonly title?: string | undefined
+  readonly description?: string | undefined
+  readonly mimeType?: string | undefined
+  /** The size of the contents in bytes, when known. */
+  readonly size?: number | undefined
+}
+
+/**
+ * One page of a template's listing: its resources, and the cursor of the
+ * next page when there is one (the lister's own cursor, any string; the
+ * runtime wraps it in the cursor the client sees).
+ *
+ * **Example**
+ *
+ * ```ts
+ * import type * as Resource from "effect-mcp-runtime/Resource"
+ *
+ * const page: Resource.Listing = {
+ *   resources: [{ uri: "logs://run/41", name: "run 41" }],
+ *   nextCursor: "41"
+ * }
+ * ```
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface Listing {
+  readonly resources: ReadonlyArray<Listed>
+  readonly nextCursor?: string | undefined
 }
 
 /**
@@ -451,6 +507,59 @@ export const completions: {
   ...self,
   completions: { ...self.completions, ...completers } as { readonly [variable: string]: Completer<R | R2> }
 }))
+
+/**
+ * Makes a template list its concrete resources in `resources/list`, after
+ * the static resources. The lister gets its own cursor (`undefined` for the
+ * first page) and returns one page, with the `nextCursor` of the next page
+ * when there is one; the runtime pages through it when the client follows
+ * `nextCursor`. It runs with the capability's services, under the execution
+ * policy of `resources/read` (the template's slot, the timeout); a failure
+ * answers that `resources/list` request with −32603. Every listed URI must
+ * be one the template matches. Applied to a static resource, the
+ * capability fails at startup with `InvalidResource`.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import * as Effect from "effect/Effect"
+ * import * as Schema from "effect/Schema"
+ * import * as Resource from "effect-mcp-runtime/Resource"
+ *
+ * const runs = ["1", "2", "3", "4", "5"]
+ * const run = Resource.template("run", {
+ *   uriTemplate: "logs://run/{id}",
+ *   description: "The log of one run",
+ *   params: Schema.Struct({ id: Schema.String })
+ * }).pipe(
+ *   Resource.handle(({ id }) => Effect.succeed(`log of run ${id}`)),
+ *   // two runs per page; the cursor is the index of the next run
+ *   Resource.list((cursor) => {
+ *     const start = cursor === undefined ? 0 : Number(cursor)
+ *     const next = start + 2
+ *     return Effect.succeed({
+ *       resources: runs.slice(start, next).map((id) => ({ uri: `logs://run/${id}`, name: `run ${id}` })),
+ *       nextCursor: next < runs.length ? String(next) : undefined
+ *     })
+ *   })
+ * )
+ * ```
+ *
+ * @category combinators
+ * @since 0.1.0
+ */
+export const list: {
+  <E2, R2>(
+    lister: (cursor: string | undefined) => Effect.Effect<Listing, E2, R2>
+  ): <R>(self: Handled<R>) => Handled<R | R2>
+  <R, E2, R2>(self: Handled<R>, lister: (cursor: string | undefined) => Effect.Effect<Listing, E2, R2>): Handled<R | R2>
+} = dual(
+  2,
+  <R, E2, R2>(
+    self: Handled<R>,
+    lister: (cursor: string | undefined) => Effect.Effect<Listing, E2, R2>
+  ): Handled<R | R2> => ({ ...self, lister })
+)
 
 /**
  * Tells subscribed clients that a resource changed: every session that

@@ -1,8 +1,9 @@
 /**
  * Turns a handled resource or template into what the kernel serves: its list
- * entry (serialized once per protocol era), a matcher for template URIs, and
- * a `read` that runs the handler in its capability's context and shapes the
- * contents.
+ * entry (serialized once per protocol era), a matcher for template URIs, a
+ * `read` that runs the handler in its capability's context and shapes the
+ * contents, and for a listing template a `list` that runs its lister the same
+ * way and serializes the page it returns.
  *
  * @internal
  */
@@ -50,6 +51,14 @@ export interface CompiledResource extends Common {
   readonly scheme: string
 }
 
+/** One page of a template's listing, for one era. */
+export interface ListedPage {
+  /** The `resources/list` entries, each serialized. */
+  readonly entries: ReadonlyArray<string>
+  /** The lister's own cursor of its next page, when there is one. */
+  readonly nextCursor: string | undefined
+}
+
 /** A resource template as the kernel serves it. */
 export interface CompiledTemplate extends Common {
   readonly _tag: "Template"
@@ -61,6 +70,14 @@ export interface CompiledTemplate extends Common {
   readonly completes: boolean
   readonly variables: ReadonlyArray<string>
   readonly complete: Complete
+  /**
+   * One page of the template's own resources for `resources/list` (its
+   * lister's, see `Resource.list`), from the lister's cursor; undefined when
+   * the template does not list.
+   */
+  readonly list:
+    | ((cursor: string | undefined, era: Era) => Effect.Effect<ListedPage, McpError, RequestContext>)
+    | undefined
 }
 
 const schemePattern = /^([A-Za-z][A-Za-z0-9+.-]*):/
@@ -157,19 +174,112 @@ const makeRead = (
             new RequestFailed({ message: `Reading ${uri} failed: ${message}`, data: { uri, resource: publicName } })
           )
         }
-        return Effect.flatMap(Effect.service(RequestContext), (request) =>
-          Effect.andThen(
-            Effect.logError(`resource ${publicName} failed with a defect`, {
-              resource: publicName,
-              uri,
-              correlation_id: request.correlationId,
-              cause: Cause.pretty(cause)
-            }),
-            Effect.fail(new InternalError({ correlationId: request.correlationId }))
-          )
-        )
+        return defect(`resource ${publicName} failed with a defect`, { resource: publicName, uri }, cause)
       })
     ) as Effect.Effect<ReadResourceResult, McpError, RequestContext>
+}
+
+// A defect: logged with the request's correlation id, which is all the client gets.
+const defect = (
+  message: string,
+  annotations: Record<string, unknown>,
+  cause: Cause.Cause<unknown>
+): Effect.Effect<never, McpError, RequestContext> =>
+  Effect.flatMap(Effect.service(RequestContext), (request) =>
+    Effect.andThen(
+      Effect.logError(message, { ...annotations, correlation_id: request.correlationId, cause: Cause.pretty(cause) }),
+      Effect.fail(new InternalError({ correlationId: request.correlationId }))
+    )
+  )
+
+// A listed resource's `resources/list` entry, in the order and with the keys of
+// a static resource's (`title` from 2025-06-18 on).
+const listedEntry = (listed: Resource.Listed, era: Era, mimeType: string | undefined): string => {
+  const entry: Record<string, unknown> = { uri: listed.uri, name: listed.name }
+  if (listed.description !== undefined) entry.description = listed.description
+  const type = listed.mimeType ?? mimeType
+  if (type !== undefined) entry.mimeType = type
+  if (listed.size !== undefined) entry.size = listed.size
+  if (listed.title !== undefined && era === "2025-06-18") entry.title = listed.title
+  return JSON.stringify(entry)
+}
+
+// What is wrong with one listed resource, if anything.
+const listedProblem = (
+  listed: unknown,
+  match: (uri: string) => { readonly params: unknown } | undefined,
+  uriTemplate: string
+): string | undefined => {
+  if (typeof listed !== "object" || listed === null) return `listed ${typeof listed}: list objects { uri, name, … }`
+  const item = listed as Record<string, unknown>
+  if (typeof item.uri !== "string") return `listed a resource whose uri is ${typeof item.uri}, not a string`
+  if (typeof item.name !== "string") return `listed ${item.uri} with a name that is ${typeof item.name}, not a string`
+  for (const key of ["title", "description", "mimeType"] as const) {
+    if (item[key] !== undefined && typeof item[key] !== "string") {
+      return `listed ${item.uri} with a ${key} that is ${typeof item[key]}, not a string`
+    }
+  }
+  if (item.size !== undefined && (typeof item.size !== "number" || !Number.isFinite(item.size) || item.size < 0)) {
+    return `listed ${item.uri} with a size that is not a number of bytes`
+  }
+  if (match(item.uri) === undefined) {
+    return (
+      `listed ${JSON.stringify(item.uri)}, which its URI template ${uriTemplate} does not match ` +
+      `(or whose variables do not decode with its params): list only URIs that resources/read resolves to it`
+    )
+  }
+  return undefined
+}
+
+// Runs a template's lister in its capability's context, checks and serializes
+// the page. A typed failure is −32603 with its message; a page that breaks the
+// contract (a URI the template does not match, a missing name) is −32603 with
+// what is wrong, and is logged; a defect is −32603 with a correlation id.
+const makeList = (
+  lister: NonNullable<Resource.Handled<any>["lister"]>,
+  publicName: string,
+  resource: Resource.Template,
+  match: (uri: string) => { readonly params: unknown } | undefined,
+  context: Context.Context<any>
+): NonNullable<CompiledTemplate["list"]> => {
+  const overlay = capabilityOverlay(context)
+  const data = { template: resource.uriTemplate, resource: publicName }
+  const invalid = (problem: string): Effect.Effect<never, McpError> => {
+    const message = `Listing the resources of ${publicName} failed: the template ${problem}`
+    return Effect.andThen(Effect.logError(message, data), Effect.fail(new RequestFailed({ message, data })))
+  }
+  return (cursor, era) =>
+    Effect.suspend(() => lister(cursor)).pipe(
+      Effect.updateContext(overlay),
+      Effect.catchCause((cause): Effect.Effect<never, McpError, RequestContext> => {
+        const failure = Cause.findErrorOption(cause)
+        if (failure._tag === "Some" && !Cause.hasDies(cause) && !Cause.hasInterruptsOnly(cause)) {
+          return Effect.fail(
+            new RequestFailed({
+              message: `Listing the resources of ${publicName} failed: ${describeFailure(failure.value)}`,
+              data
+            })
+          )
+        }
+        return defect(`resource template ${publicName} failed with a defect while listing`, data, cause)
+      }),
+      Effect.flatMap((listing): Effect.Effect<ListedPage, McpError> => {
+        const page = listing as { readonly resources?: unknown; readonly nextCursor?: unknown } | null
+        if (typeof page !== "object" || page === null || !Array.isArray(page.resources)) {
+          return invalid(`lister returned ${page === null ? "null" : typeof page}: return { resources, nextCursor? }`)
+        }
+        if (page.nextCursor !== undefined && typeof page.nextCursor !== "string") {
+          return invalid(`lister returned a nextCursor that is ${typeof page.nextCursor}, not a string`)
+        }
+        const entries: Array<string> = []
+        for (const listed of page.resources as ReadonlyArray<Resource.Listed>) {
+          const problem = listedProblem(listed, match, resource.uriTemplate)
+          if (problem !== undefined) return invalid(problem)
+          entries.push(listedEntry(listed, era, resource.mimeType))
+        }
+        return Effect.succeed({ entries, nextCursor: page.nextCursor })
+      })
+    ) as Effect.Effect<ListedPage, McpError, RequestContext>
 }
 
 /** Compiles a static resource under its public name. */
@@ -188,6 +298,11 @@ export const compileResource = (
   }
   if (Object.keys(handled.completions ?? {}).length > 0) {
     return new SchemaProblem("completers belong to resource templates; a static resource has no variables")
+  }
+  if (handled.lister !== undefined) {
+    return new SchemaProblem(
+      "a lister belongs to resource templates (Resource.list); resources/list already lists a static resource"
+    )
   }
   const listEntry = entries({ uri: resource.uri, name: publicName }, resource, resource.size)
   return {
@@ -269,6 +384,7 @@ export const compileTemplate = (
     match,
     completes: Object.keys(completers).length > 0,
     variables: template.variables,
+    list: handled.lister === undefined ? undefined : makeList(handled.lister, publicName, resource, match, context),
     complete: makeComplete({
       what: `resource template ${resource.uriTemplate}`,
       kind: "variable",

@@ -1,19 +1,42 @@
 /**
  * `resources/list`: one page of the static resources, paginated, each entry serialized once
- * per protocol era.
+ * per protocol era; then the resources of the listing templates (`Resource.list`), one
+ * lister page at a time.
  *
  * @since 0.1.0
  */
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import { Gate } from "../Gate.ts"
+import type { CompiledTemplate, ListedPage } from "../internal/compileResource.ts"
+import { guard } from "../internal/guard.ts"
 import { Kernel } from "../Kernel.ts"
-import { MethodNotFound } from "../McpError.ts"
+import { type McpError, MethodNotFound } from "../McpError.ts"
 import { PaginatedParams } from "../McpSchema.ts"
 import * as Method from "../Method.ts"
 import { RequestContext } from "../RequestContext.ts"
 
+// A lister runs as a read of its template does: the gate first (a template the
+// gate does not let the caller read is not listed either: it is skipped), then
+// the execution policy (the template's slot, the timeout).
+const guardListing = (template: CompiledTemplate, listing: Effect.Effect<ListedPage, McpError, RequestContext>) =>
+  Effect.flatMap(Effect.context<never>(), (context) => {
+    const gate = Context.getOption(context as Context.Context<Gate>, Gate)
+    const run = guard(template, "resources/read", `resources/list of ${template.name}`, listing)
+    if (gate._tag === "None") return run
+    return gate.value.check({ method: "resources/read", name: template.name }).pipe(
+      Effect.matchEffect({
+        onFailure: () => Effect.succeed(undefined),
+        onSuccess: () => run
+      })
+    )
+  })
+
 /**
- * Answers one page of the static resources; an unknown cursor is −32602, and a server
- * without resources answers −32601.
+ * Answers one page of `resources/list`: the static resources first, then each
+ * listing template's resources, a page of its lister per response. An unknown
+ * cursor is −32602, a lister that fails is −32603, and a server without
+ * resources answers −32601.
  *
  * **Example**
  *
@@ -31,10 +54,10 @@ export const resourcesList = Method.request("resources/list", {
   params: PaginatedParams,
   handler: Effect.fnUntraced(function* (params) {
     const kernel = yield* Kernel
-    // Only a server with resources offers them.
+    // Only a server with resources (static ones or templates) offers them.
     if (kernel.resourceCount() === 0) return yield* new MethodNotFound({ method: "resources/list" })
     const request = yield* RequestContext
-    const page = yield* kernel.resourcesPage(request.protocolVersion, params.cursor)
+    const page = yield* kernel.resourcesPage(request.protocolVersion, params.cursor, guardListing)
     return new Method.RawJson(page)
   })
 })
