@@ -1,3 +1,5 @@
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import { defineConfig } from "vitest/config"
 
 export default defineConfig({
@@ -5,6 +7,8 @@ export default defineConfig({
     include: ["test/**/*.test.ts"],
     sequence: { concurrent: true },
     testTimeout: 30_000,
-    hookTimeout: 60_000
+    hookTimeout: 60_000,
+    // The binaries the tests start keep their default audit log under the state directory: not the user's.
+    env: { XDG_STATE_HOME: join(tmpdir(), "mcp-runtime-test-state") }
   }
 })

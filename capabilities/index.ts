@@ -5,13 +5,48 @@
  * @since 0.1.0
  */
 import * as Layer from "effect/Layer"
+import * as NodeCommandRunner from "../layers/NodeCommandRunner.ts"
 import * as NodeWorkspace from "../layers/NodeWorkspace.ts"
+import type { CommandRunner } from "../src/CommandRunner.ts"
+import type * as Kernel from "../src/Kernel.ts"
+import type { WorkspaceError } from "../src/Workspace.ts"
 import { ConformanceCapability } from "./conformance/index.ts"
+import { ExecCapability } from "./exec/index.ts"
+import { ExecSettings, type ExecSettingsShape } from "./exec/settings.ts"
 import { SystemCapability } from "./system/index.ts"
 import { WorkspaceCapability } from "./workspace/index.ts"
 
 /**
- * Every bundled capability, by id.
+ * The settings the bundled capabilities take from the binary's
+ * configuration.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import type { BundleSettings } from "./capabilities/index.ts"
+ *
+ * const settings: BundleSettings = { workspace: { root: "/srv/project" }, exec: undefined }
+ * ```
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface BundleSettings {
+  /** The Node Workspace's options (root, deny list, read cap). */
+  readonly workspace: NodeWorkspace.Options
+  /** The exec capability's settings; undefined keeps its defaults. */
+  readonly exec: ExecSettingsShape | undefined
+}
+
+type Bundle = (
+  settings: BundleSettings,
+  services: { readonly commandRunner: Layer.Layer<CommandRunner> }
+) => Layer.Layer<never, Kernel.KernelError | WorkspaceError, Kernel.Kernel>
+
+/**
+ * Every bundled capability, by id: how to build it from the settings and the
+ * host services the binary shares between capabilities (one CommandRunner,
+ * so every run's output is in one store).
  *
  * This module is not in the package `exports`; the binary imports it by path.
  *
@@ -20,18 +55,24 @@ import { WorkspaceCapability } from "./workspace/index.ts"
  * ```ts
  * import { bundled } from "./capabilities/index.ts"
  *
- * Object.keys(bundled) // => ["system", "workspace", "conformance"]
+ * Object.keys(bundled) // => ["system", "workspace", "exec", "conformance"]
  * ```
  *
  * @category constants
  * @since 0.1.0
  */
 export const bundled = {
-  system: SystemCapability,
+  system: () => SystemCapability,
   // The files of the server's root (`--root`), through the Node Workspace.
-  workspace: WorkspaceCapability.pipe(Layer.provide(NodeWorkspace.layer())),
-  conformance: ConformanceCapability
-} as const
+  workspace: (settings) => WorkspaceCapability.pipe(Layer.provide(NodeWorkspace.layer(settings.workspace))),
+  // Commands from the allowlist, run in the root by the shared CommandRunner.
+  exec: (settings, services) =>
+    ExecCapability.pipe(
+      Layer.provide(services.commandRunner),
+      Layer.provide(settings.exec === undefined ? Layer.empty : Layer.succeed(ExecSettings, settings.exec))
+    ),
+  conformance: () => ConformanceCapability
+} as const satisfies Record<string, Bundle>
 
 /**
  * The id of a bundled capability.
@@ -50,19 +91,47 @@ export const bundled = {
 export type BundledId = keyof typeof bundled
 
 /**
- * The capabilities `mcp-runtime serve` enables when `--capabilities` is not
- * given. The conformance fixtures (`conformance`: capabilities `test` and
- * `json`) are only for running the official suite, so they are left out.
+ * The capabilities `mcp-runtime serve` enables when neither `--capabilities`
+ * nor the configuration file says. The conformance fixtures (`conformance`:
+ * capabilities `test` and `json`) are only for running the official suite,
+ * so they are left out.
  *
  * **Example**
  *
  * ```ts
  * import { defaults } from "./capabilities/index.ts"
  *
- * defaults // => ["system", "workspace"]
+ * defaults // => ["system", "workspace", "exec"]
  * ```
  *
  * @category constants
  * @since 0.1.0
  */
-export const defaults: ReadonlyArray<BundledId> = ["system", "workspace"]
+export const defaults: ReadonlyArray<BundledId> = ["system", "workspace", "exec"]
+
+/**
+ * The layer of the given bundled capabilities, built with the settings and
+ * sharing one Node CommandRunner.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import { layer } from "./capabilities/index.ts"
+ *
+ * const Capabilities = layer(["system", "workspace"], { workspace: { root: "/srv/project" }, exec: undefined })
+ * ```
+ *
+ * @category layers
+ * @since 0.1.0
+ */
+export const layer = (
+  ids: ReadonlyArray<BundledId>,
+  settings: BundleSettings
+): Layer.Layer<never, Kernel.KernelError | WorkspaceError, Kernel.Kernel> => {
+  const services = { commandRunner: NodeCommandRunner.layer() }
+  return ids.reduce(
+    (acc: Layer.Layer<never, Kernel.KernelError | WorkspaceError, Kernel.Kernel>, id) =>
+      Layer.merge(acc, bundled[id](settings, services)),
+    Layer.empty
+  )
+}

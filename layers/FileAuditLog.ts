@@ -27,6 +27,7 @@ import * as fs from "node:fs"
 import * as nodePath from "node:path"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
 import { AuditLog, defaultRedactedFields, digest, type Entry, redact } from "../src/AuditLog.ts"
 
 /**
@@ -103,6 +104,27 @@ const repairTail = (path: string, size: number): number => {
 }
 
 /**
+ * The audit file cannot be created or opened for appending (a missing
+ * permission, a directory in its place): the server does not start without
+ * the audit log it was configured with.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import { AuditFileUnavailable } from "effect-mcp-runtime/layers/FileAuditLog"
+ *
+ * new AuditFileUnavailable({ path: "/var/log/mcp/audit.jsonl", message: "EACCES" }).path // => "/var/log/mcp/audit.jsonl"
+ * ```
+ *
+ * @category errors
+ * @since 0.1.0
+ */
+export class AuditFileUnavailable extends Schema.TaggedError<AuditFileUnavailable>()("AuditFileUnavailable", {
+  path: Schema.String,
+  message: Schema.String
+}) {}
+
+/**
  * A synchronous JSONL appender: what the layer runs on, usable on its own.
  *
  * **Example**
@@ -173,11 +195,20 @@ export const makeAppender = (options: Options) => {
  * @category layers
  * @since 0.1.0
  */
-export const layer = (options: Options): Layer.Layer<AuditLog> =>
+export const layer = (options: Options): Layer.Layer<AuditLog, AuditFileUnavailable> =>
   Layer.effect(
     AuditLog,
     Effect.acquireRelease(
-      Effect.sync(() => makeAppender(options)),
+      Effect.try({
+        try: () => makeAppender(options),
+        catch: (error) =>
+          new AuditFileUnavailable({
+            path: nodePath.resolve(options.path),
+            message: `The audit log ${nodePath.resolve(options.path)} cannot be opened for appending: ${
+              error instanceof Error ? error.message : String(error)
+            }`
+          })
+      }),
       (appender) => Effect.sync(appender.close)
     ).pipe(
       Effect.map((appender) =>

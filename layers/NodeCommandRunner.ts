@@ -29,6 +29,7 @@
 import * as NodeChildProcessSpawner from "@effect/platform-node/NodeChildProcessSpawner"
 import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import * as NodePath from "@effect/platform-node/NodePath"
+import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
@@ -142,7 +143,16 @@ const makeStore = (maxRuns: number, maxBytes: number) => {
           total -= entry.bytes
         }
       }),
-    get: (runId: string) => Effect.sync(() => runs.get(runId)?.output)
+    get: (runId: string) => Effect.sync(() => runs.get(runId)?.output),
+    // A Map iterates in insertion order and `put` re-inserts: the newest run is last.
+    list: Effect.sync((): ReadonlyArray<CommandRunner.RunSummary> => {
+      const summaries: Array<CommandRunner.RunSummary> = []
+      for (const { output } of runs.values()) {
+        const { stderr, stdout, ...rest } = output
+        summaries.push({ ...rest, stdoutBytes: Buffer.byteLength(stdout), stderrBytes: Buffer.byteLength(stderr) })
+      }
+      return summaries.reverse()
+    })
   }
 }
 
@@ -242,6 +252,7 @@ export const make = Effect.fnUntraced(function* (options: Options = {}) {
     const stdout = new Capture(maxBytes)
     const stderr = new Capture(maxBytes)
     const started = performance.now()
+    const startedAt = yield* Clock.currentTimeMillis
     const snapshot = (
       exitCode: number | null,
       signal: string | null,
@@ -258,7 +269,8 @@ export const make = Effect.fnUntraced(function* (options: Options = {}) {
       stderr: stderr.text(),
       stdoutTruncated: stdout.truncated,
       stderrTruncated: stderr.truncated,
-      outcome
+      outcome,
+      startedAt
     })
 
     const command = ChildProcess.make(request.command, args, {
@@ -330,11 +342,11 @@ export const make = Effect.fnUntraced(function* (options: Options = {}) {
     const [exitCode, signal] = ended.value
     const result = snapshot(exitCode, signal, "exited")
     yield* store.put(result)
-    const { outcome: _outcome, ...plain } = result
+    const { outcome: _outcome, startedAt: _startedAt, ...plain } = result
     return plain satisfies CommandRunner.Result
   })
 
-  return CommandRunner.CommandRunner.of({ run, output: store.get })
+  return CommandRunner.CommandRunner.of({ run, output: store.get, runs: store.list })
 })
 
 /**

@@ -7,8 +7,8 @@
  * Interrupting a run (cancellation, timeout, shutdown) kills the command's
  * whole process tree: SIGTERM to its process group, SIGKILL after a grace
  * period. Each run's output is kept in a bounded in-memory store, readable by
- * run id with `output(runId)` (to be served as the resource
- * `logs://run/<id>`).
+ * run id with `output(runId)` and listed with `runs` (the `exec` capability
+ * serves it as the resource `logs://run/<id>`).
  *
  * The service is an interface; `layers/NodeCommandRunner.ts` implements it
  * for Node. See `docs/command-runner.md`.
@@ -220,7 +220,8 @@ export interface Result {
  * ```ts
  * import type { StoredOutput } from "effect-mcp-runtime/CommandRunner"
  *
- * const describe = (stored: StoredOutput) => `${stored.runId} ${stored.outcome}: ${stored.stdout.length} chars`
+ * const describe = (stored: StoredOutput) =>
+ *   `${stored.runId} ${stored.outcome} at ${new Date(stored.startedAt).toISOString()}: ${stored.stdout.length} chars`
  * ```
  *
  * @category models
@@ -228,6 +229,28 @@ export interface Result {
  */
 export interface StoredOutput extends Result {
   readonly outcome: "exited" | "timedOut" | "interrupted"
+  /** When the run started, in milliseconds since the epoch (from the `Clock`). */
+  readonly startedAt: number
+}
+
+/**
+ * One run of the store, without its output: what a listing of recent runs
+ * shows. `stdoutBytes` and `stderrBytes` are the sizes of the output kept.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import type { RunSummary } from "effect-mcp-runtime/CommandRunner"
+ *
+ * const line = (run: RunSummary) => `${run.runId} ${run.command} ${run.args.join(" ")} → ${run.exitCode ?? run.signal}`
+ * ```
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface RunSummary extends Omit<StoredOutput, "stdout" | "stderr"> {
+  readonly stdoutBytes: number
+  readonly stderrBytes: number
 }
 
 /**
@@ -361,7 +384,8 @@ export type RunError = CwdOutsideRoot | CwdNotFound | CommandNotFound | SpawnFai
  *   const runner = yield* CommandRunner
  *   const result = yield* runner.run({ command: "node", args: ["--version"] })
  *   const again = yield* runner.output(result.runId) // the same output, from the store
- *   return again?.stdout
+ *   const recent = yield* runner.runs // newest first, without the output
+ *   return [again?.stdout, recent.length]
  * })
  * ```
  *
@@ -375,6 +399,8 @@ export class CommandRunner extends Context.Service<
     readonly run: (request: Request) => Effect.Effect<Result, RunError>
     /** The stored output of a recent run, or `undefined` once it has been evicted (or never existed). */
     readonly output: (runId: string) => Effect.Effect<StoredOutput | undefined>
+    /** The runs in the store, newest first, without their output (a run is stored once it has ended). */
+    readonly runs: Effect.Effect<ReadonlyArray<RunSummary>>
   }
 >()("effect-mcp-runtime/CommandRunner") {}
 

@@ -27,7 +27,7 @@
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
-import type { Client } from "./Client.ts"
+import { Client } from "./Client.ts"
 import * as Elicitation from "./Elicitation.ts"
 import { globToRegExp } from "./Gate.ts"
 import type { CallToolResult } from "./McpSchema.ts"
@@ -144,47 +144,60 @@ export const decide = (
     }
     const go = Effect.succeed<Decision>({ _tag: "Go", args: rest })
     if (preApproved(settings, tool)) return go
-    if (given === true) return go
-    const summary = JSON.stringify(rest ?? {})
-    return Elicitation.form(
-      `Allow ${tool} to run? It changes or deletes things. ${description}\nArguments: ${
-        summary.length > 500 ? `${summary.slice(0, 500)}…` : summary
-      }`,
-      Answer
-    ).pipe(
-      Effect.map((answer): Decision =>
-        answer.action === "accept" && answer.content.confirm
-          ? { _tag: "Go", args: rest }
-          : {
-              _tag: "Stop",
-              result: result(
-                `The user did not allow ${tool} to run (${answer.action === "accept" ? "not confirmed" : answer.action}).`,
-                "not_confirmed",
-                `Do not retry ${tool} unless the user asks for it again; tell them it was not run.`
-              )
-            }
-      ),
-      Effect.catchTag("ClientCapabilityMissing", () =>
-        Effect.succeed<Decision>({
-          _tag: "Stop",
-          result: result(
-            `${tool} changes or deletes things and needs the user's confirmation, and this client cannot ask ` +
-              `the user itself.`,
-            "confirmation_required",
-            `Ask the user whether to run ${tool} with these arguments; if they agree, call it again with the same ` +
-              `arguments and "confirm": true.`
-          )
-        })
-      ),
-      Effect.catch((error) =>
-        Effect.succeed<Decision>({
-          _tag: "Stop",
-          result: result(
-            `${tool} was not run: asking the user for confirmation failed (${error.message}).`,
-            "confirmation_failed",
-            `Ask the user whether to run ${tool}; if they agree, call it again with "confirm": true.`
-          )
-        })
-      )
-    )
+    return Effect.flatMap(Effect.service(Client), (client): Effect.Effect<Decision, never, Client> => {
+      // A client that can ask its user is always asked: the model cannot confirm for the user by adding
+      // `confirm: true`. Without elicitation, the argument is the only way, and the model is told to ask first.
+      if (client.capabilities().elicitation === undefined && given === true) return go
+      return ask(tool, description, rest)
+    })
   })
+
+const ask = (
+  tool: string,
+  description: string,
+  rest: Record<string, unknown> | undefined
+): Effect.Effect<Decision, never, Client> => {
+  const summary = JSON.stringify(rest ?? {})
+  return Elicitation.form(
+    `Allow ${tool} to run? It changes or deletes things. ${description}\nArguments: ${
+      summary.length > 500 ? `${summary.slice(0, 500)}…` : summary
+    }`,
+    Answer
+  ).pipe(
+    Effect.map((answer): Decision =>
+      answer.action === "accept" && answer.content.confirm
+        ? { _tag: "Go", args: rest }
+        : {
+            _tag: "Stop",
+            result: result(
+              `The user did not allow ${tool} to run (${answer.action === "accept" ? "not confirmed" : answer.action}).`,
+              "not_confirmed",
+              `Do not retry ${tool} unless the user asks for it again; tell them it was not run.`
+            )
+          }
+    ),
+    Effect.catchTag("ClientCapabilityMissing", () =>
+      Effect.succeed<Decision>({
+        _tag: "Stop",
+        result: result(
+          `${tool} changes or deletes things and needs the user's confirmation, and this client cannot ask ` +
+            `the user itself.`,
+          "confirmation_required",
+          `Ask the user whether to run ${tool} with these arguments; if they agree, call it again with the same ` +
+            `arguments and "confirm": true.`
+        )
+      })
+    ),
+    Effect.catch((error) =>
+      Effect.succeed<Decision>({
+        _tag: "Stop",
+        result: result(
+          `${tool} was not run: asking the user for confirmation failed (${error.message}).`,
+          "confirmation_failed",
+          `Tell the user that ${tool} was not run because the confirmation dialog failed; call it again only ` +
+            `if they ask for it.`
+        )
+      })
+    )
+  )
+}

@@ -1,7 +1,7 @@
 /**
  * CommandRunner on Node with real processes: output, exit codes, stdin, the
  * environment allowlist, working-directory confinement, the output cap, line
- * streaming, the output store, and process-tree cleanup on interrupt, timeout
+ * streaming, the output store and its listing, and process-tree cleanup on interrupt, timeout
  * and scope close, checked against the real process table (`ps`).
  */
 import { assert, describe, it } from "@effect/vitest"
@@ -10,6 +10,7 @@ import { mkdirSync, mkdtempSync, realpathSync, symlinkSync, writeFileSync } from
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { performance } from "node:perf_hooks"
+import * as Clock from "effect/Clock"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
@@ -285,6 +286,38 @@ describe("CommandRunner", () => {
         assert.isUndefined(yield* runner.output(first.runId))
         assert.strictEqual((yield* runner.output(second.runId))?.stdout, "2\n")
         assert.strictEqual((yield* runner.output(third.runId))?.stdout, "3\n")
+      }),
+      { storeMaxRuns: 2 }
+    )
+  )
+
+  it.live("lists the stored runs newest first, without their output, evicted ones left out", () =>
+    provide(
+      Effect.gen(function* () {
+        const runner = yield* CommandRunner
+        const before = yield* Clock.currentTimeMillis
+        const first = yield* runner.run({ command: "echo", args: ["1"] })
+        const second = yield* runner.run({ command: "sh", args: ["-c", "echo é >&2; exit 5"] })
+        const third = yield* runner.run({ command: "echo", args: ["333"] })
+        const runs = yield* runner.runs
+        assert.deepStrictEqual(
+          runs.map((run) => run.runId),
+          [third.runId, second.runId]
+        )
+        const [, failed] = runs
+        assert.include(failed, {
+          command: "sh",
+          exitCode: 5,
+          signal: null,
+          outcome: "exited",
+          stdoutBytes: 0,
+          stderrBytes: 3,
+          stderrTruncated: false
+        })
+        assert.notProperty(failed, "stdout")
+        assert.notProperty(failed, "stderr")
+        assert.isAtLeast(failed!.startedAt, before)
+        assert.isUndefined(yield* runner.output(first.runId))
       }),
       { storeMaxRuns: 2 }
     )

@@ -9,62 +9,31 @@ import * as NodeServices from "@effect/platform-node/NodeServices"
 import * as CliError from "effect/cli/CliError"
 import * as Command from "effect/cli/Command"
 import * as Flag from "effect/cli/Flag"
+import * as GlobalFlag from "effect/cli/GlobalFlag"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as FileSystem from "effect/FileSystem"
+import { identity } from "effect/Function"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Path from "effect/Path"
-import * as Schema from "effect/Schema"
-import { bundled, type BundledId, defaults } from "../../capabilities/index.ts"
+import * as References from "effect/References"
+import * as Bundled from "../../capabilities/index.ts"
+import * as FileAuditLog from "../../layers/FileAuditLog.ts"
 import * as Logging from "../../layers/Logging.ts"
 import * as StdioTransport from "../../layers/StdioTransport.ts"
 import * as Tracing from "../../layers/Tracing.ts"
+import { Confirmation } from "../Confirmation.ts"
+import * as Gate from "../Gate.ts"
 import * as Kernel from "../Kernel.ts"
 import * as McpServer from "../McpServer.ts"
 import * as Policy from "../Policy.ts"
 import * as ServerConfig from "../ServerConfig.ts"
-import type { WorkspaceError } from "../Workspace.ts"
 import { WorkspaceRoot } from "../WorkspaceRoot.ts"
-
-/**
- * A usage error: bad flag values, an unknown capability, a missing root.
- *
- * @category errors
- * @since 0.1.0
- */
-export class UsageError extends Schema.TaggedError<UsageError>()("UsageError", {
-  message: Schema.String
-}) {}
-
-const parseCapabilities = (value: Option.Option<string>): Effect.Effect<ReadonlyArray<BundledId>, UsageError> => {
-  const known = Object.keys(bundled) as Array<BundledId>
-  if (Option.isNone(value)) return Effect.succeed(defaults)
-  const ids = value.value
-    .split(",")
-    .map((s) => s.trim())
-    .filter((s) => s.length > 0)
-  const unknown = ids.filter((id) => !(id in bundled))
-  if (unknown.length > 0) {
-    return Effect.fail(
-      new UsageError({
-        message:
-          `Unknown capabilit${unknown.length === 1 ? "y" : "ies"}: ${unknown.join(", ")}. ` +
-          `Bundled capabilities: ${known.join(", ")}`
-      })
-    )
-  }
-  return Effect.succeed([...new Set(ids)] as Array<BundledId>)
-}
-
-const parseList = (value: Option.Option<string>): ReadonlyArray<string> =>
-  Option.isNone(value)
-    ? []
-    : value.value
-        .split(",")
-        .map((s) => s.trim())
-        .filter((s) => s.length > 0)
+import * as ConfigFile from "./ConfigFile.ts"
+import * as Settings from "./settings.ts"
+import { UsageError } from "./settings.ts"
 
 const serve = Command.make(
   "serve",
@@ -73,9 +42,21 @@ const serve = Command.make(
       Flag.withDescription("Root directory the server works in (default: the current directory)"),
       Flag.optional
     ),
+    config: Flag.String("config").pipe(
+      Flag.withDescription(
+        `Configuration file (default: ${ConfigFile.defaultFileName} in the root, when there is one)`
+      ),
+      Flag.optional
+    ),
+    auditLog: Flag.String("audit-log").pipe(
+      Flag.withDescription(
+        "Audit log file (JSONL), or off (default: a file per root under $XDG_STATE_HOME/mcp-runtime/audit, else ~/.local/state/...)"
+      ),
+      Flag.optional
+    ),
     capabilities: Flag.String("capabilities").pipe(
       Flag.withDescription(
-        `Comma-separated capability ids to enable (default: ${defaults.join(",")}; bundled: ${Object.keys(bundled).join(",")})`
+        `Comma-separated capability ids to enable (default: ${Bundled.defaults.join(",")}; bundled: ${Object.keys(Bundled.bundled).join(",")})`
       ),
       Flag.optional
     ),
@@ -160,72 +141,46 @@ const serve = Command.make(
     if (stat._tag === "Failure" || stat.success.type !== "Directory") {
       return yield* new UsageError({ message: `--root ${root}: not a directory` })
     }
-    const ids = yield* parseCapabilities(flags.capabilities)
-    for (const [flag, value, min] of [
-      ["--max-message-bytes", flags.maxMessageBytes, 1024],
-      ["--shutdown-grace-ms", flags.shutdownGraceMs, 0],
-      ["--timeout-ms", flags.timeoutMs, 0],
-      ["--max-concurrent", flags.maxConcurrent, 0],
-      ["--max-queued", flags.maxQueued, 0],
-      ["--queue-timeout-ms", flags.queueTimeoutMs, 0],
-      ["--max-result-bytes", flags.maxResultBytes, 0],
-      ["--port", flags.port, 0],
-      ["--session-idle-ms", flags.sessionIdleMs, 1],
-      ["--resume-grace-ms", flags.resumeGraceMs, 0]
-    ] as const) {
-      if (Option.isSome(value) && value.value < min) {
-        return yield* new UsageError({ message: `${flag} ${value.value}: must be at least ${min}` })
-      }
-    }
-    const http = Option.getOrElse(flags.transport, () => "stdio") === "http"
-    if (Option.isSome(flags.port) && flags.port.value > 65535) {
-      return yield* new UsageError({ message: `--port ${flags.port.value}: must be at most 65535` })
-    }
-    if (!http) {
-      const httpOnly: ReadonlyArray<readonly [string, Option.Option<unknown>]> = [
-        ["--port", flags.port],
-        ["--host", flags.host],
-        ["--allowed-hosts", flags.allowedHosts],
-        ["--allowed-origins", flags.allowedOrigins],
-        ["--session-idle-ms", flags.sessionIdleMs],
-        ["--resume-grace-ms", flags.resumeGraceMs]
-      ]
-      for (const [flag, value] of httpOnly) {
-        if (Option.isSome(value)) {
-          return yield* new UsageError({ message: `${flag} applies to --transport http only` })
-        }
-      }
-    }
+    const cliLogLevel = yield* GlobalFlag.LogLevel
+    const loaded = yield* ConfigFile.load({ root, file: Option.getOrUndefined(flags.config) })
+    const settings = yield* Settings.resolve({
+      root,
+      configFile: loaded.file,
+      config: loaded.config,
+      flags,
+      env: process.env
+    })
+    const http = settings.transport === "http"
     const config = ServerConfig.layer({
       name: "mcp-runtime",
       instructions: "Tools are named <capability>_<tool>. Call system_info to see what this server provides.",
-      maxMessageBytes: Option.getOrUndefined(flags.maxMessageBytes),
-      shutdownGraceMs: Option.getOrUndefined(flags.shutdownGraceMs)
+      maxMessageBytes: settings.server.maxMessageBytes,
+      shutdownGraceMs: settings.server.shutdownGraceMs
     })
-    // 0 switches a limit off.
-    const limit = (value: Option.Option<number>) =>
-      Option.getOrUndefined(Option.map(value, (n) => (n === 0 ? Infinity : n)))
-    const policy = Policy.layer({
-      timeout: limit(flags.timeoutMs),
-      maxConcurrent: limit(flags.maxConcurrent),
-      maxQueued: Option.getOrUndefined(flags.maxQueued),
-      queueTimeout: limit(flags.queueTimeoutMs),
-      onOverload: Option.getOrUndefined(flags.onOverload),
-      maxResultBytes: limit(flags.maxResultBytes)
-    })
-    const capabilities = ids.reduce(
-      (acc: Layer.Layer<never, Kernel.KernelError | WorkspaceError, Kernel.Kernel>, id) =>
-        Layer.merge(acc, bundled[id]),
-      Layer.empty
+    const policy = Policy.layer(settings.policy)
+    const capabilities = Bundled.layer(settings.capabilities, { workspace: settings.workspace, exec: settings.exec })
+    // The safety services: a gate when rules are configured, the audit log unless switched off.
+    const safety = Layer.mergeAll(
+      settings.gate === undefined ? Layer.empty : Layer.succeed(Gate.Gate, Gate.fromRules(settings.gate)),
+      settings.audit === undefined ? Layer.empty : FileAuditLog.layer(settings.audit)
     )
     const kernel = Kernel.layer()
+    const startup = {
+      root,
+      capabilities: settings.capabilities,
+      config: settings.configFile ?? null,
+      audit: settings.audit?.path ?? null,
+      gate:
+        settings.gate === undefined
+          ? "none"
+          : `${settings.gate.rules.length} rules, default ${settings.gate.defaultEffect}`
+    }
     const program = http
       ? Effect.gen(function* () {
           // Imported on demand: run from source, stdio never loads the HTTP transport; in the
           // bundle its code is included, but `node:http` is only loaded when the listener is built.
           const HttpTransport = yield* Effect.promise(() => import("../../layers/HttpTransport.ts"))
-          const allowedHosts = parseList(flags.allowedHosts)
-          const allowedOrigins = parseList(flags.allowedOrigins)
+          const { allowedHosts, allowedOrigins } = settings.http
           // An entry that could never match (an origin given as a host, or the reverse) is refused, not ignored.
           const [invalid] = HttpTransport.invalidEntries({ allowedHosts, allowedOrigins })
           if (invalid !== undefined) {
@@ -236,37 +191,38 @@ const serve = Command.make(
           }
           return yield* Effect.gen(function* () {
             const { url } = yield* HttpTransport.Listener
-            yield* Effect.logInfo(`mcp-runtime serving on ${url}`, { url, root, capabilities: ids })
+            yield* Effect.logInfo(`mcp-runtime serving on ${url}`, { url, ...startup })
             return yield* HttpTransport.serve(McpServer.serve(), {
               allowedHosts,
               allowedOrigins,
-              sessionIdleMs: Option.getOrUndefined(flags.sessionIdleMs),
-              resumeGraceMs: Option.getOrUndefined(flags.resumeGraceMs)
+              sessionIdleMs: settings.http.sessionIdleMs,
+              resumeGraceMs: settings.http.resumeGraceMs
             })
           }).pipe(
             Effect.provide(
               Layer.mergeAll(
-                HttpTransport.layerServer({
-                  host: Option.getOrUndefined(flags.host),
-                  port: Option.getOrUndefined(flags.port)
-                }),
-                capabilities
+                HttpTransport.layerServer({ host: settings.http.host, port: settings.http.port }),
+                capabilities,
+                safety
               ).pipe(Layer.provideMerge(kernel))
             )
           )
         })
       : Effect.andThen(
-          Effect.logInfo("mcp-runtime serving on stdio", { root, capabilities: ids }),
+          Effect.logInfo("mcp-runtime serving on stdio", startup),
           McpServer.serve().pipe(
-            Effect.provide(Layer.mergeAll(StdioTransport.layer, capabilities).pipe(Layer.provideMerge(kernel)))
+            Effect.provide(Layer.mergeAll(StdioTransport.layer, capabilities, safety).pipe(Layer.provideMerge(kernel)))
           )
         )
     // Outermost, so its scope closes (flushing the last spans) after the server
     // is done and before runMain's teardown exits the process.
     return yield* program.pipe(
       Effect.provideService(WorkspaceRoot, root),
+      Effect.provideService(Confirmation, { preApproved: settings.preApproved }),
       Effect.provide(Layer.mergeAll(config, policy)),
-      Effect.provide(Tracing.layerOtlpFromEnv())
+      Effect.provide(Tracing.layerOtlpFromEnv()),
+      // `--log-level` (effect/cli's global flag, already in force) wins over the file.
+      Option.isNone(cliLogLevel) ? Effect.provideService(References.MinimumLogLevel, settings.logLevel) : identity
     )
   })
 ).pipe(
@@ -319,7 +275,9 @@ NodeRuntime.runMain(main as Effect.Effect<void, unknown>, {
     const code =
       Exit.isSuccess(exit) || Cause.hasInterruptsOnly(exit.cause)
         ? 0
-        : CliError.isCliError(Cause.squash(exit.cause)) || Cause.squash(exit.cause) instanceof UsageError
+        : CliError.isCliError(Cause.squash(exit.cause)) ||
+            Cause.squash(exit.cause) instanceof UsageError ||
+            Cause.squash(exit.cause) instanceof ConfigFile.ConfigError
           ? 2
           : 1
     onExit(code)

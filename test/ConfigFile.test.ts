@@ -1,0 +1,190 @@
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import * as NodeServices from "@effect/platform-node/NodeServices"
+import { assert, describe, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as ConfigFile from "../src/cli/ConfigFile.ts"
+import * as Settings from "../src/cli/settings.ts"
+
+const noFlags: Settings.Flags = {
+  capabilities: Option.none(),
+  maxMessageBytes: Option.none(),
+  shutdownGraceMs: Option.none(),
+  timeoutMs: Option.none(),
+  maxConcurrent: Option.none(),
+  maxQueued: Option.none(),
+  queueTimeoutMs: Option.none(),
+  onOverload: Option.none(),
+  maxResultBytes: Option.none(),
+  transport: Option.none(),
+  port: Option.none(),
+  host: Option.none(),
+  allowedHosts: Option.none(),
+  allowedOrigins: Option.none(),
+  sessionIdleMs: Option.none(),
+  resumeGraceMs: Option.none(),
+  auditLog: Option.none()
+}
+
+const problemsOf = (text: string) =>
+  ConfigFile.parse("cfg.json", text).pipe(
+    Effect.flip,
+    Effect.map((error) => error.problems)
+  )
+
+describe("ConfigFile.parse", () => {
+  it.effect("decodes a full file", () =>
+    Effect.gen(function* () {
+      const config = yield* ConfigFile.parse(
+        "cfg.json",
+        JSON.stringify({
+          capabilities: ["system", "exec"],
+          limits: { timeoutMs: 1000, tools: { exec_run: { timeoutMs: 0, maxConcurrent: 2 } } },
+          gate: { default: "deny", rules: [{ effect: "allow", names: ["system_*"], methods: ["tools/call"] }] },
+          audit: { path: "audit.jsonl", arguments: "redacted", redact: ["token"] },
+          confirmation: { preApproved: ["workspace_write"] },
+          logging: { level: "debug" }
+        })
+      )
+      assert.deepStrictEqual(config.capabilities, ["system", "exec"])
+      assert.strictEqual(config.gate?.rules?.[0]?.names[0], "system_*")
+    })
+  )
+
+  it.effect("reports every problem with its JSON path, including unknown keys", () =>
+    Effect.gen(function* () {
+      const problems = yield* problemsOf(
+        JSON.stringify({
+          gate: { rules: [{ effect: "alow", names: ["x"] }] },
+          limits: { timeoutMs: -1, tools: { "exec-run": { maxConcurrent: "2" } } },
+          audit: { path: "" },
+          tyop: 1
+        })
+      )
+      const paths = problems.map((p) => p.path)
+      assert.includeMembers(paths, [
+        "$.gate.rules[0].effect",
+        "$.limits.timeoutMs",
+        '$.limits.tools["exec-run"].maxConcurrent',
+        "$.audit.path",
+        "$.tyop"
+      ])
+      for (const problem of problems) assert.isAbove(problem.message.length, 0)
+    })
+  )
+
+  it.effect("not JSON is one problem at $", () =>
+    Effect.gen(function* () {
+      const problems = yield* problemsOf("{ capabilities: [")
+      assert.strictEqual(problems.length, 1)
+      assert.strictEqual(problems[0]!.path, "$")
+      assert.include(problems[0]!.message, "not valid JSON")
+    })
+  )
+})
+
+describe("ConfigFile.load", () => {
+  it.effect("reads mcp-runtime.json from the root, and nothing when there is none", () =>
+    Effect.gen(function* () {
+      const root = mkdtempSync(join(tmpdir(), "cfg-"))
+      yield* Effect.addFinalizer(() => Effect.sync(() => rmSync(root, { recursive: true, force: true })))
+      const none = yield* ConfigFile.load({ root, file: undefined })
+      assert.deepStrictEqual(none, { file: undefined, config: {} })
+      writeFileSync(join(root, "mcp-runtime.json"), '{ "capabilities": ["system"] }')
+      const found = yield* ConfigFile.load({ root, file: undefined })
+      assert.strictEqual(found.file, join(root, "mcp-runtime.json"))
+      assert.deepStrictEqual(found.config.capabilities, ["system"])
+      // An explicit file must exist.
+      const missing = yield* Effect.flip(ConfigFile.load({ root, file: join(root, "other.json") }))
+      assert.include(missing.message, "cannot be read")
+    }).pipe(Effect.scoped, Effect.provide(NodeServices.layer))
+  )
+})
+
+describe("settings.resolve", () => {
+  it.effect("flags win over the file, the file over the defaults", () =>
+    Effect.gen(function* () {
+      const settings = yield* Settings.resolve({
+        root: "/srv/p",
+        configFile: "/srv/p/mcp-runtime.json",
+        config: {
+          capabilities: ["system"],
+          limits: { timeoutMs: 1000, maxConcurrent: 0, tools: { exec_run: { timeoutMs: 0 } } },
+          audit: { path: "logs/audit.jsonl" },
+          logging: { level: "warning" }
+        },
+        flags: { ...noFlags, timeoutMs: Option.some(5000) },
+        env: {}
+      })
+      assert.deepStrictEqual(settings.capabilities, ["system"])
+      assert.strictEqual(settings.policy.timeout, 5000)
+      assert.strictEqual(settings.policy.maxConcurrent, Infinity)
+      assert.deepStrictEqual(settings.policy.tools, { exec_run: { timeout: Infinity } })
+      assert.strictEqual(settings.audit?.path, "/srv/p/logs/audit.jsonl")
+      assert.strictEqual(settings.logLevel, "Warn")
+      assert.strictEqual(settings.gate, undefined)
+    })
+  )
+
+  it.effect("the audit log defaults to the state directory, outside the root, and can be switched off", () =>
+    Effect.gen(function* () {
+      const on = yield* Settings.resolve({
+        root: "/srv/p",
+        configFile: undefined,
+        config: {},
+        flags: noFlags,
+        env: { XDG_STATE_HOME: "/state" }
+      })
+      assert.match(on.audit!.path, /^\/state\/mcp-runtime\/audit\/p-[0-9a-f]{12}\.jsonl$/)
+      const off = yield* Settings.resolve({
+        root: "/srv/p",
+        configFile: undefined,
+        config: {},
+        flags: { ...noFlags, auditLog: Option.some("off") },
+        env: {}
+      })
+      assert.strictEqual(off.audit, undefined)
+    })
+  )
+
+  it.effect("an unknown capability in the file names the file and the key", () =>
+    Effect.gen(function* () {
+      const error = yield* Effect.flip(
+        Settings.resolve({
+          root: "/srv/p",
+          configFile: "/srv/p/mcp-runtime.json",
+          config: { capabilities: ["nope"] },
+          flags: noFlags,
+          env: {}
+        })
+      )
+      assert.include(error.message, "/srv/p/mcp-runtime.json: $.capabilities")
+      assert.include(error.message, "nope")
+    })
+  )
+})
+
+describe("settings.resolve: the audit file inside the root", () => {
+  it.effect("is denied to the workspace tools, with its rotated copies", () =>
+    Effect.gen(function* () {
+      const settings = yield* Settings.resolve({
+        root: "/srv/p",
+        configFile: "/srv/p/mcp-runtime.json",
+        config: { audit: { path: "logs/audit.jsonl" } },
+        flags: noFlags,
+        env: {}
+      })
+      assert.include(settings.workspace.deny ?? [], "logs/audit.jsonl*")
+      const outside = yield* Settings.resolve({
+        root: "/srv/p",
+        configFile: undefined,
+        config: { audit: { path: "../audit.jsonl" } },
+        flags: noFlags,
+        env: {}
+      })
+      assert.notInclude(outside.workspace.deny?.join(" ") ?? "", "audit")
+    })
+  )
+})
