@@ -188,3 +188,56 @@ describe("settings.resolve: the audit file inside the root", () => {
     })
   )
 })
+
+describe("settings.resolve: environment variables", () => {
+  it.effect("override the file, and a flag overrides them", () =>
+    Effect.gen(function* () {
+      const settings = yield* Settings.resolve({
+        root: "/srv/p",
+        configFile: undefined,
+        config: { capabilities: ["system"], limits: { timeoutMs: 1000, maxConcurrent: 4 }, logging: { level: "info" } },
+        flags: { ...noFlags, maxConcurrent: Option.some(8) },
+        env: {
+          MCP_RUNTIME_CAPABILITIES: "system,exec",
+          MCP_RUNTIME_TIMEOUT_MS: "0",
+          MCP_RUNTIME_MAX_CONCURRENT: "2",
+          MCP_RUNTIME_AUDIT_LOG: "off",
+          MCP_RUNTIME_LOG_LEVEL: "debug",
+          MCP_RUNTIME_ON_OVERLOAD: ""
+        }
+      })
+      assert.deepStrictEqual(settings.capabilities, ["system", "exec"])
+      assert.strictEqual(settings.policy.timeout, Infinity)
+      assert.strictEqual(settings.policy.maxConcurrent, 8)
+      assert.strictEqual(settings.policy.onOverload, undefined)
+      assert.strictEqual(settings.audit, undefined)
+      assert.strictEqual(settings.logLevel, "Debug")
+    })
+  )
+
+  it.effect("bad values name the variable", () =>
+    Effect.gen(function* () {
+      const resolveWith = (env: Record<string, string>) =>
+        Effect.flip(Settings.resolve({ root: "/srv/p", configFile: undefined, config: {}, flags: noFlags, env }))
+      assert.include((yield* resolveWith({ MCP_RUNTIME_TIMEOUT_MS: "5s" })).message, "MCP_RUNTIME_TIMEOUT_MS=5s")
+      assert.include((yield* resolveWith({ MCP_RUNTIME_PORT: "3000" })).message, "MCP_RUNTIME_PORT applies to")
+      assert.include((yield* resolveWith({ MCP_RUNTIME_TRANSPORT: "tcp" })).message, "expected stdio or http")
+      assert.include((yield* resolveWith({ MCP_RUNTIME_LOG_LEVEL: "loud" })).message, "MCP_RUNTIME_LOG_LEVEL=loud")
+      assert.include((yield* resolveWith({ MCP_RUNTIME_MAX_MESSAGE_BYTES: "10" })).message, "at least 1024")
+    })
+  )
+
+  it.effect("MCP_RUNTIME_CONFIG names the file when --config is not given", () =>
+    Effect.gen(function* () {
+      const root = mkdtempSync(join(tmpdir(), "cfg-"))
+      yield* Effect.addFinalizer(() => Effect.sync(() => rmSync(root, { recursive: true, force: true })))
+      writeFileSync(join(root, "other.json"), '{ "capabilities": ["exec"] }')
+      const found = yield* ConfigFile.load({
+        root,
+        file: undefined,
+        env: { MCP_RUNTIME_CONFIG: join(root, "other.json") }
+      })
+      assert.deepStrictEqual(found.config.capabilities, ["exec"])
+    }).pipe(Effect.scoped, Effect.provide(NodeServices.layer))
+  )
+})

@@ -13,6 +13,9 @@ import * as FileSystem from "effect/FileSystem"
 import * as Path from "effect/Path"
 import * as Schema from "effect/Schema"
 import * as SchemaIssue from "effect/SchemaIssue"
+
+/** The variable naming the configuration file when `--config` is not given. */
+const configFileVariable = "MCP_RUNTIME_CONFIG"
 import { ExecSettingsSchema } from "../../capabilities/exec/settings.ts"
 
 /**
@@ -273,7 +276,8 @@ export const parse = (file: string, text: string): Effect.Effect<Config, ConfigE
 
 /**
  * Where the configuration comes from: the `--config` file (which must exist),
- * else `mcp-runtime.json` in the root when there is one, else nothing.
+ * else the `MCP_RUNTIME_CONFIG` file (which must exist too), else
+ * `mcp-runtime.json` in the root when there is one, else nothing.
  *
  * **Example**
  *
@@ -291,6 +295,8 @@ export const parse = (file: string, text: string): Effect.Effect<Config, ConfigE
 export const load = Effect.fnUntraced(function* (options: {
   readonly root: string
   readonly file: string | undefined
+  /** Where `MCP_RUNTIME_CONFIG` is looked up when `file` is undefined (default: `process.env`). */
+  readonly env?: Readonly<Record<string, string | undefined>> | undefined
 }): Effect.fn.Return<
   { readonly file: string | undefined; readonly config: Config },
   ConfigError,
@@ -298,8 +304,10 @@ export const load = Effect.fnUntraced(function* (options: {
 > {
   const fs = yield* FileSystem.FileSystem
   const path = yield* Path.Path
-  const explicit = options.file !== undefined
-  const file = explicit ? path.resolve(options.file!) : path.join(options.root, defaultFileName)
+  const fromEnv = (options.env ?? process.env)[configFileVariable]?.trim()
+  const given = options.file ?? (fromEnv === "" ? undefined : fromEnv)
+  const explicit = given !== undefined
+  const file = explicit ? path.resolve(given) : path.join(options.root, defaultFileName)
   const text = yield* fs.readFileString(file).pipe(
     Effect.map((text) => text as string | undefined),
     Effect.catch((error) =>

@@ -168,9 +168,162 @@ const mapRecord = <A, B>(record: { readonly [key: string]: A } | undefined, f: (
 
 const logLevels = { debug: "Debug", info: "Info", warning: "Warn", error: "Error", none: "None" } as const
 
+const logLevelOf = (
+  env: Readonly<Record<string, string | undefined>>,
+  config: Config
+): Effect.Effect<LogLevel.LogLevel, UsageError> => {
+  const value = env[logLevelVariable]?.trim().toLowerCase()
+  if (value === undefined || value === "") return Effect.succeed(logLevels[config.logging?.level ?? "info"])
+  const level = logLevelNames[value]
+  return level === undefined
+    ? Effect.fail(
+        new UsageError({
+          message: `${logLevelVariable}=${value}: expected one of ${Object.keys(logLevelNames).join(", ")}`
+        })
+      )
+    : Effect.succeed(level)
+}
+
 /**
- * Resolves and validates the settings: flags win over the file, the file
- * over the defaults. Usage errors name the flag or the file and the key.
+ * The environment variables that override the configuration file (a flag
+ * still wins over them), by the flag they stand for. An empty variable
+ * counts as unset.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import { environmentVariables } from "./src/cli/settings.ts"
+ *
+ * environmentVariables.timeoutMs // => "MCP_RUNTIME_TIMEOUT_MS"
+ * ```
+ *
+ * @category environment
+ * @since 0.1.0
+ */
+export const environmentVariables = {
+  capabilities: "MCP_RUNTIME_CAPABILITIES",
+  transport: "MCP_RUNTIME_TRANSPORT",
+  port: "MCP_RUNTIME_PORT",
+  host: "MCP_RUNTIME_HOST",
+  maxMessageBytes: "MCP_RUNTIME_MAX_MESSAGE_BYTES",
+  shutdownGraceMs: "MCP_RUNTIME_SHUTDOWN_GRACE_MS",
+  timeoutMs: "MCP_RUNTIME_TIMEOUT_MS",
+  maxConcurrent: "MCP_RUNTIME_MAX_CONCURRENT",
+  maxQueued: "MCP_RUNTIME_MAX_QUEUED",
+  queueTimeoutMs: "MCP_RUNTIME_QUEUE_TIMEOUT_MS",
+  onOverload: "MCP_RUNTIME_ON_OVERLOAD",
+  maxResultBytes: "MCP_RUNTIME_MAX_RESULT_BYTES",
+  auditLog: "MCP_RUNTIME_AUDIT_LOG"
+} as const satisfies Partial<Record<keyof Flags, string>>
+
+/**
+ * The variable that sets the log level (below `--log-level`, above the
+ * file's `logging.level`). `MCP_RUNTIME_CONFIG`, naming the configuration
+ * file, is read by `ConfigFile.load`.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import { logLevelVariable } from "./src/cli/settings.ts"
+ *
+ * logLevelVariable // => "MCP_RUNTIME_LOG_LEVEL"
+ * ```
+ *
+ * @category environment
+ * @since 0.1.0
+ */
+export const logLevelVariable = "MCP_RUNTIME_LOG_LEVEL"
+
+const integerKeys = [
+  "port",
+  "maxMessageBytes",
+  "shutdownGraceMs",
+  "timeoutMs",
+  "maxConcurrent",
+  "maxQueued",
+  "queueTimeoutMs",
+  "maxResultBytes"
+] as const
+
+const fromEnvironment = (
+  env: Readonly<Record<string, string | undefined>>
+): Effect.Effect<Partial<{ -readonly [K in keyof Flags]: Flags[K] }>, UsageError> =>
+  Effect.suspend(() => {
+    const out: Partial<{ -readonly [K in keyof Flags]: Flags[K] }> = {}
+    const get = (key: keyof typeof environmentVariables) => {
+      const value = env[environmentVariables[key]]?.trim()
+      return value === undefined || value === "" ? undefined : value
+    }
+    for (const key of integerKeys) {
+      const value = get(key)
+      if (value === undefined) continue
+      if (!/^\d+$/.test(value)) {
+        return Effect.fail(
+          new UsageError({ message: `${environmentVariables[key]}=${value}: expected a whole number` })
+        )
+      }
+      out[key] = Option.some(Number(value))
+    }
+    for (const key of ["capabilities", "host", "auditLog"] as const) {
+      const value = get(key)
+      if (value !== undefined) out[key] = Option.some(value)
+    }
+    const transport = get("transport")
+    if (transport !== undefined) {
+      if (transport !== "stdio" && transport !== "http") {
+        return Effect.fail(
+          new UsageError({ message: `${environmentVariables.transport}=${transport}: expected stdio or http` })
+        )
+      }
+      out.transport = Option.some(transport)
+    }
+    const onOverload = get("onOverload")
+    if (onOverload !== undefined) {
+      if (onOverload !== "queue" && onOverload !== "reject") {
+        return Effect.fail(
+          new UsageError({ message: `${environmentVariables.onOverload}=${onOverload}: expected queue or reject` })
+        )
+      }
+      out.onOverload = Option.some(onOverload)
+    }
+    return Effect.succeed(out)
+  })
+
+const flagNames: Record<keyof Flags, string> = {
+  capabilities: "--capabilities",
+  maxMessageBytes: "--max-message-bytes",
+  shutdownGraceMs: "--shutdown-grace-ms",
+  timeoutMs: "--timeout-ms",
+  maxConcurrent: "--max-concurrent",
+  maxQueued: "--max-queued",
+  queueTimeoutMs: "--queue-timeout-ms",
+  onOverload: "--on-overload",
+  maxResultBytes: "--max-result-bytes",
+  transport: "--transport",
+  port: "--port",
+  host: "--host",
+  allowedHosts: "--allowed-hosts",
+  allowedOrigins: "--allowed-origins",
+  sessionIdleMs: "--session-idle-ms",
+  resumeGraceMs: "--resume-grace-ms",
+  auditLog: "--audit-log"
+}
+
+const logLevelNames: Record<string, LogLevel.LogLevel> = {
+  all: "All",
+  trace: "Trace",
+  debug: "Debug",
+  info: "Info",
+  warn: "Warn",
+  warning: "Warn",
+  error: "Error",
+  fatal: "Fatal",
+  none: "None"
+}
+
+/**
+ * Resolves and validates the settings: flags win over the environment
+ * variables, the variables over the file, the file over the defaults. Usage errors name the flag or the file and the key.
  *
  * **Example**
  *
@@ -191,43 +344,49 @@ export const resolve = Effect.fnUntraced(function* (input: {
   readonly flags: Flags
   readonly env: Readonly<Record<string, string | undefined>>
 }): Effect.fn.Return<Settings, UsageError> {
-  const { config, flags, root } = input
+  const { config, root } = input
   const file = input.configFile ?? "the configuration file"
+  // A flag wins over its environment variable; messages name whichever was used.
+  const fromEnv = yield* fromEnvironment(input.env)
+  const merged: Record<string, Option.Option<unknown>> = { ...input.flags }
+  const names: Record<string, string> = { ...flagNames }
+  for (const [key, value] of Object.entries(fromEnv) as Array<
+    [keyof typeof environmentVariables, Option.Option<unknown>]
+  >) {
+    if (Option.isNone(merged[key]!)) {
+      merged[key] = value
+      names[key] = environmentVariables[key]
+    }
+  }
+  const flags = merged as unknown as Flags
   const capabilities = Option.isSome(flags.capabilities)
-    ? yield* capabilityIds(splitList(flags.capabilities.value), "--capabilities")
+    ? yield* capabilityIds(splitList(flags.capabilities.value), names.capabilities!)
     : yield* capabilityIds(config.capabilities, `${file}: $.capabilities`)
-  for (const [flag, value, min] of [
-    ["--max-message-bytes", flags.maxMessageBytes, 1024],
-    ["--shutdown-grace-ms", flags.shutdownGraceMs, 0],
-    ["--timeout-ms", flags.timeoutMs, 0],
-    ["--max-concurrent", flags.maxConcurrent, 0],
-    ["--max-queued", flags.maxQueued, 0],
-    ["--queue-timeout-ms", flags.queueTimeoutMs, 0],
-    ["--max-result-bytes", flags.maxResultBytes, 0],
-    ["--port", flags.port, 0],
-    ["--session-idle-ms", flags.sessionIdleMs, 1],
-    ["--resume-grace-ms", flags.resumeGraceMs, 0]
+  for (const [key, min] of [
+    ["maxMessageBytes", 1024],
+    ["shutdownGraceMs", 0],
+    ["timeoutMs", 0],
+    ["maxConcurrent", 0],
+    ["maxQueued", 0],
+    ["queueTimeoutMs", 0],
+    ["maxResultBytes", 0],
+    ["port", 0],
+    ["sessionIdleMs", 1],
+    ["resumeGraceMs", 0]
   ] as const) {
+    const value: Option.Option<number> = flags[key]
     if (Option.isSome(value) && value.value < min) {
-      return yield* new UsageError({ message: `${flag} ${value.value}: must be at least ${min}` })
+      return yield* new UsageError({ message: `${names[key]} ${value.value}: must be at least ${min}` })
     }
   }
   if (Option.isSome(flags.port) && flags.port.value > 65535) {
-    return yield* new UsageError({ message: `--port ${flags.port.value}: must be at most 65535` })
+    return yield* new UsageError({ message: `${names.port} ${flags.port.value}: must be at most 65535` })
   }
   const transport = Option.getOrElse(flags.transport, () => config.transport ?? "stdio")
   if (transport !== "http") {
-    const httpOnly: ReadonlyArray<readonly [string, Option.Option<unknown>]> = [
-      ["--port", flags.port],
-      ["--host", flags.host],
-      ["--allowed-hosts", flags.allowedHosts],
-      ["--allowed-origins", flags.allowedOrigins],
-      ["--session-idle-ms", flags.sessionIdleMs],
-      ["--resume-grace-ms", flags.resumeGraceMs]
-    ]
-    for (const [flag, value] of httpOnly) {
-      if (Option.isSome(value)) {
-        return yield* new UsageError({ message: `${flag} applies to --transport http only` })
+    for (const key of ["port", "host", "allowedHosts", "allowedOrigins", "sessionIdleMs", "resumeGraceMs"] as const) {
+      if (Option.isSome(flags[key] as Option.Option<unknown>)) {
+        return yield* new UsageError({ message: `${names[key]} applies to --transport http only` })
       }
     }
   }
@@ -291,7 +450,7 @@ export const resolve = Effect.fnUntraced(function* (input: {
         ? undefined
         : { rules: config.gate.rules ?? [], defaultEffect: config.gate.default ?? "allow" },
     audit,
-    logLevel: logLevels[config.logging?.level ?? "info"],
+    logLevel: yield* logLevelOf(input.env, config),
     workspace: {
       root,
       deny: [...(workspaceConfig.deny ?? defaultDeny), ...(workspaceConfig.additionalDeny ?? []), ...auditDeny],
