@@ -35,19 +35,27 @@ import * as nodePath from "node:path"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Result from "effect/Result"
+import * as Gitignore from "../src/internal/gitignore.ts"
+import * as UnifiedDiff from "../src/internal/unifiedDiff.ts"
 import {
+  type BytesResult,
   checkPath,
   defaultDeny,
   defaultMaxReadBytes,
   EditMismatch,
+  type FileEntry,
   InvalidArgument,
   IoFailure,
   isDenied,
   listLimits,
   type ListEntry,
   NotFound,
+  type PatchedFile,
   PathRejected,
   type Resolved,
+  type SearchMatch,
+  searchLimits,
+  type SearchOptions,
   Workspace,
   type WorkspaceError,
   WrongKind
@@ -75,8 +83,14 @@ export interface Options {
   readonly root?: string | undefined
   /** The deny patterns; replaces `Workspace.defaultDeny` (spread it to extend it). */
   readonly deny?: ReadonlyArray<string> | undefined
-  /** The most bytes one `read` returns (default 1 MiB). */
+  /** The most bytes one `read` returns (default 1 MiB); also the largest file `applyPatch` changes. */
   readonly maxReadBytes?: number | undefined
+  /** The most files one `search` reads (default `searchLimits.maxFiles`, 20 000). */
+  readonly maxSearchFiles?: number | undefined
+  /** The most bytes one `search` reads in all (default `searchLimits.maxBytes`, 128 MiB). */
+  readonly maxSearchBytes?: number | undefined
+  /** Larger files are skipped by `search` (default `searchLimits.maxFileBytes`, 1 MiB). */
+  readonly maxSearchFileBytes?: number | undefined
 }
 
 const listHint = "call workspace_list to see the files"
@@ -182,6 +196,147 @@ const decodeCursor = (cursor: string): string | undefined => {
 }
 
 const isInteger = (n: number | undefined, min: number) => n === undefined || (Number.isSafeInteger(n) && n >= min)
+
+// Cursors of listFiles and search: versioned, base64url, opaque to the caller.
+const encodeToken = (text: string) => Buffer.from(text, "utf8").toString("base64url")
+const decodeToken = (cursor: string, version: string): string | undefined => {
+  if (!/^[A-Za-z0-9_-]+$/.test(cursor)) return undefined
+  const text = Buffer.from(cursor, "base64url").toString("utf8")
+  return text.startsWith(version) ? text.slice(version.length) : undefined
+}
+
+// Where a walk entry stands relative to a resume point, both as path segments (walk order = segment-wise order).
+const placeOf = (
+  entry: ReadonlyArray<string>,
+  after: ReadonlyArray<string>
+): "before" | "ancestor" | "same" | "after" => {
+  const common = Math.min(entry.length, after.length)
+  for (let i = 0; i < common; i++) {
+    if (entry[i] === after[i]) continue
+    return entry[i]! < after[i]! ? "before" : "after"
+  }
+  if (entry.length === after.length) return "same"
+  return entry.length < after.length ? "ancestor" : "after"
+}
+
+const byName = (a: { readonly name: string }, b: { readonly name: string }) =>
+  a.name < b.name ? -1 : a.name > b.name ? 1 : 0
+
+// FNV-1a of the search's parameters: a cursor only continues the search that handed it out.
+const fingerprint = (text: string) => {
+  let hash = 0x811c9dc5
+  for (let i = 0; i < text.length; i++) {
+    hash ^= text.charCodeAt(i)
+    hash = Math.imul(hash, 0x01000193) >>> 0
+  }
+  return hash.toString(36)
+}
+
+/**
+ * Whether a regular expression nests unbounded quantifiers — `(a+)+`,
+ * `(\w*)*`, `(x+y)+` — the usual shape of catastrophic backtracking. Escapes
+ * and character classes are skipped; only an unbounded quantifier (`*`, `+`,
+ * `{n,}`) on a group that itself contains one counts.
+ */
+const nestsQuantifiers = (source: string): boolean => {
+  const stack: Array<boolean> = [false]
+  let lastGroup: boolean | undefined
+  for (let i = 0; i < source.length; i++) {
+    const c = source[i]!
+    if (c === "\\") {
+      i++
+      lastGroup = undefined
+      continue
+    }
+    if (c === "[") {
+      i++
+      while (i < source.length && source[i] !== "]") {
+        if (source[i] === "\\") i++
+        i++
+      }
+      lastGroup = undefined
+      continue
+    }
+    if (c === "(") {
+      stack.push(false)
+      lastGroup = undefined
+      continue
+    }
+    if (c === ")") {
+      const inner = stack.length > 1 ? stack.pop()! : false
+      stack[stack.length - 1] ||= inner
+      lastGroup = inner
+      continue
+    }
+    const braces = c === "{" ? /^\{(\d+)(,(\d*))?\}/.exec(source.slice(i)) : null
+    if (c === "*" || c === "+" || c === "?" || braces !== null) {
+      const unbounded = c === "*" || c === "+" || (braces !== null && braces[2] !== undefined && braces[3] === "")
+      if (unbounded) {
+        if (lastGroup === true) return true
+        stack[stack.length - 1] = true
+      }
+      if (braces !== null) i += braces[0].length - 1
+      if (source[i + 1] === "?") i++
+      lastGroup = undefined
+      continue
+    }
+    lastGroup = undefined
+  }
+  return false
+}
+
+// `a{b,c}d` → `abd`, `acd` (nested braces too), at most 256 globs.
+const expandBraces = (glob: string): Array<string> => {
+  let depth = 0
+  let open = -1
+  const commas: Array<number> = []
+  for (let i = 0; i < glob.length; i++) {
+    const c = glob[i]
+    if (c === "\\") i++
+    else if (c === "{") {
+      if (depth === 0) open = i
+      depth++
+    } else if (c === "," && depth === 1) commas.push(i)
+    else if (c === "}" && depth > 0) {
+      depth--
+      if (depth === 0 && commas.length > 0) {
+        const parts: Array<string> = []
+        let from = open + 1
+        for (const comma of [...commas, i]) {
+          parts.push(glob.slice(from, comma))
+          from = comma + 1
+        }
+        const head = glob.slice(0, open)
+        const tail = glob.slice(i + 1)
+        return parts.flatMap((part) => expandBraces(head + part + tail)).slice(0, 256)
+      }
+      if (depth === 0) commas.length = 0
+    }
+  }
+  return [glob]
+}
+
+// The include filter: a glob without `/` matches the name; one with `/`, the path from the root or from the search path.
+const includeFilter = (include: string) => {
+  const globs = expandBraces(include.replace(/^\.\//, ""))
+  return (relative: string, fromStart: string) =>
+    globs.some((glob) =>
+      glob.includes("/")
+        ? Gitignore.wildmatch(glob.replace(/^\//, ""), relative, true) ||
+          Gitignore.wildmatch(glob.replace(/^\//, ""), fromStart, true)
+        : Gitignore.wildmatch(glob, relative.slice(relative.lastIndexOf("/") + 1), true)
+    )
+}
+
+const cutLine = (line: string, index: number, length: number): string => {
+  const max = searchLimits.maxTextChars
+  if (line.length <= max) return line
+  const start = Math.max(0, Math.min(index - Math.floor((max - Math.min(length, max)) / 2), line.length - max))
+  const end = Math.min(line.length, start + max)
+  return (start > 0 ? "…" : "") + line.slice(start, end) + (end < line.length ? "…" : "")
+}
+
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
 
 /**
  * Builds the Node workspace: resolves the root's real path (it must exist).
@@ -314,7 +469,7 @@ export const make = Effect.fnUntraced(function* (options: Options = {}) {
       (handle) => Effect.promise(() => handle.close().catch(() => undefined))
     )
 
-  const read = Effect.fnUntraced(function* (
+  const readRaw = Effect.fnUntraced(function* (
     path: string,
     options: { readonly offset?: number | undefined; readonly length?: number | undefined } = {}
   ) {
@@ -343,20 +498,44 @@ export const make = Effect.fnUntraced(function* (options: Options = {}) {
           if (bytesRead === 0) break
           filled += bytesRead
         }
-        const bytes = buffer.subarray(0, filled)
-        const truncated = offset + filled < stat.size
-        return {
-          path: resolved.relative,
-          content: bytes.toString("utf8"),
-          offset,
-          bytesRead: filled,
-          size: stat.size,
-          truncated,
-          ...(truncated ? { nextOffset: offset + filled } : {}),
-          binary: bytes.includes(0)
-        }
+        return { relative: resolved.relative, bytes: buffer.subarray(0, filled), offset, size: stat.size }
       })
     )
+  })
+
+  const read = Effect.fnUntraced(function* (
+    path: string,
+    options: { readonly offset?: number | undefined; readonly length?: number | undefined } = {}
+  ) {
+    const { bytes, offset, relative, size } = yield* readRaw(path, options)
+    const truncated = offset + bytes.length < size
+    return {
+      path: relative,
+      content: bytes.toString("utf8"),
+      offset,
+      bytesRead: bytes.length,
+      size,
+      truncated,
+      ...(truncated ? { nextOffset: offset + bytes.length } : {}),
+      binary: bytes.includes(0)
+    }
+  })
+
+  const readBytes = Effect.fnUntraced(function* (
+    path: string,
+    options: { readonly offset?: number | undefined; readonly length?: number | undefined } = {}
+  ) {
+    const { bytes, offset, relative, size } = yield* readRaw(path, options)
+    const truncated = offset + bytes.length < size
+    const result: BytesResult = {
+      path: relative,
+      bytes: new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.length),
+      offset,
+      size,
+      truncated,
+      ...(truncated ? { nextOffset: offset + bytes.length } : {})
+    }
+    return result
   })
 
   const list = Effect.fnUntraced(function* (
@@ -489,7 +668,522 @@ export const make = Effect.fnUntraced(function* (options: Options = {}) {
     return yield* write(path, parts.join(change.newText))
   })
 
-  return Workspace.of({ root, resolve, stat, read, list, write, edit })
+  // ---- the recursive walk (listFiles, search) ----
+
+  // The patterns of one directory's .gitignore: read without following a symlink, at most 1 MiB; none when unreadable.
+  const gitignoreOf = (absoluteDir: string, relativeDir: string): Effect.Effect<ReadonlyArray<Gitignore.Pattern>> =>
+    Effect.acquireUseRelease(
+      Effect.tryPromise(() =>
+        fs.open(
+          nodePath.join(absoluteDir, ".gitignore"),
+          constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK
+        )
+      ),
+      (handle) =>
+        Effect.tryPromise(() => handle.stat()).pipe(
+          Effect.flatMap((stat) =>
+            !stat.isFile() || stat.size > 1024 * 1024
+              ? Effect.succeed([])
+              : Effect.map(
+                  Effect.tryPromise(() => handle.readFile("utf8")),
+                  (text) => Gitignore.parse(text, relativeDir)
+                )
+          )
+        ),
+      (handle) => Effect.promise(() => handle.close().catch(() => undefined))
+    ).pipe(Effect.orElseSucceed((): ReadonlyArray<Gitignore.Pattern> => []))
+
+  // The patterns in effect for the entries of `relativeDir`'s parent chain: the .gitignore files of the root and of
+  // every ancestor of `relativeDir` (not its own: the walk reads that one).
+  const gitignoreAbove = Effect.fnUntraced(function* (relativeDir: string) {
+    const segments = relativeDir === "" ? [] : relativeDir.split("/")
+    const patterns: Array<Gitignore.Pattern> = []
+    for (let depth = 0; depth < segments.length; depth++) {
+      const relative = segments.slice(0, depth).join("/")
+      patterns.push(...(yield* gitignoreOf(nodePath.join(root, ...segments.slice(0, depth)), relative)))
+    }
+    return patterns
+  })
+
+  interface Walk {
+    /** Read and honour .gitignore files. */
+    readonly ignore: boolean
+    /** Resume strictly after (or, when `inclusive`, at) this root-relative path. */
+    readonly after: ReadonlyArray<string> | undefined
+    readonly inclusive: boolean
+    /** Called for each regular file in walk order; false stops the walk. */
+    readonly visit: (file: {
+      readonly relative: string
+      readonly absolute: string
+    }) => Effect.Effect<boolean, WorkspaceError>
+  }
+
+  // Depth first, each directory's entries by name; never enters .git, denied or ignored entries, never follows a
+  // symlink, skips special files. An unreadable subdirectory is skipped. Returns false when `visit` stopped it.
+  const walkDirectory = (
+    relativeDir: string,
+    absoluteDir: string,
+    inherited: ReadonlyArray<Gitignore.Pattern>,
+    after: ReadonlyArray<string> | undefined,
+    walk: Walk,
+    top: boolean
+  ): Effect.Effect<boolean, WorkspaceError> =>
+    Effect.gen(function* () {
+      const listing = attempt(relativeDir, "readdir", () => fs.readdir(absoluteDir, { withFileTypes: true }))
+      const entries = top ? yield* listing : yield* Effect.orElseSucceed(listing, () => [])
+      const patterns = walk.ignore ? [...inherited, ...(yield* gitignoreOf(absoluteDir, relativeDir))] : inherited
+      for (const entry of [...entries].sort(byName)) {
+        if (entry.name === ".git") continue
+        const relative = relativeDir === "" ? entry.name : `${relativeDir}/${entry.name}`
+        const isDirectory = entry.isDirectory()
+        if (!isDirectory && !entry.isFile()) continue
+        if (isDenied(relative, deny)) continue
+        if (walk.ignore && Gitignore.decide(patterns, relative, isDirectory)) continue
+        let below = after
+        if (after !== undefined) {
+          const place = placeOf(relative.split("/"), after)
+          if (place === "before" || (place === "same" && (isDirectory || !walk.inclusive))) continue
+          if (place === "after") below = undefined
+        }
+        const absolute = nodePath.join(absoluteDir, entry.name)
+        const going = isDirectory
+          ? yield* walkDirectory(relative, absolute, patterns, below, walk, false)
+          : yield* walk.visit({ relative, absolute })
+        if (!going) return false
+      }
+      return true
+    })
+
+  // Walks `path`: a directory's files, or the file itself.
+  const walkPath = Effect.fnUntraced(function* (path: string, walk: Walk) {
+    const resolved = yield* resolveExisting(path)
+    const found = yield* attempt(path, "stat", () => fs.stat(resolved.absolute))
+    if (!found.isDirectory()) {
+      const place = walk.after === undefined ? "after" : placeOf(resolved.relative.split("/"), walk.after)
+      if (place === "after" || (place === "same" && walk.inclusive)) {
+        yield* walk.visit({ relative: resolved.relative, absolute: resolved.absolute })
+      }
+      return resolved
+    }
+    const inherited = walk.ignore ? yield* gitignoreAbove(resolved.relative) : []
+    yield* walkDirectory(resolved.relative, resolved.absolute, inherited, walk.after, walk, true)
+    return resolved
+  })
+
+  const listFiles = Effect.fnUntraced(function* (
+    path: string,
+    options: { readonly cursor?: string | undefined; readonly limit?: number | undefined } = {}
+  ) {
+    const limit = options.limit ?? listLimits.default
+    if (!isInteger(limit, 1) || limit > listLimits.max) {
+      return yield* invalid(
+        path,
+        `limit must be a whole number from 1 to ${listLimits.max}.`,
+        `Omit limit for pages of ${listLimits.default}.`
+      )
+    }
+    const after = options.cursor === undefined ? undefined : decodeToken(options.cursor, "w1:")
+    if (options.cursor !== undefined && (after === undefined || after === "")) {
+      return yield* invalid(
+        path,
+        "The cursor was not handed out by this listing.",
+        "Omit the cursor to start from the first page, or pass the nextCursor of the previous page unchanged."
+      )
+    }
+    const files: Array<FileEntry> = []
+    let more = false
+    const resolved = yield* walkPath(path, {
+      ignore: true,
+      after: after?.split("/"),
+      inclusive: false,
+      visit: (file) =>
+        Effect.gen(function* () {
+          if (files.length === limit) {
+            more = true
+            return false
+          }
+          const found = yield* lstatIfExists(file.relative, file.absolute)
+          if (found !== undefined && found.isFile()) files.push({ path: file.relative, size: found.size })
+          return true
+        })
+    })
+    const last = files.at(-1)
+    return {
+      path: resolved.relative,
+      files,
+      ...(more && last !== undefined ? { nextCursor: encodeToken(`w1:${last.path}`) } : {})
+    }
+  })
+
+  // ---- search ----
+
+  const maxSearchFiles = options.maxSearchFiles ?? searchLimits.maxFiles
+  const maxSearchBytes = options.maxSearchBytes ?? searchLimits.maxBytes
+  const maxSearchFileBytes = options.maxSearchFileBytes ?? searchLimits.maxFileBytes
+  const searchHint = "Call workspace_search again without cursor to start over."
+
+  const compileQuery = (options: SearchOptions): Result.Result<RegExp, InvalidArgument> => {
+    const flags = options.caseSensitive === false ? "i" : ""
+    if (options.regex !== true) return Result.succeed(new RegExp(escapeRegExp(options.query), flags))
+    if (nestsQuantifiers(options.query)) {
+      return Result.fail(
+        invalid(
+          options.query,
+          "The regular expression nests unbounded quantifiers (like (a+)+ or (\\w*)*), which can take exponential time.",
+          "Simplify it: drop the outer quantifier or the inner one (e.g. (ab)+ or a+), or search for a literal with regex false."
+        )
+      )
+    }
+    // With the u flag first (so . matches a whole character), else without it (more lenient syntax).
+    const build = (withFlags: string) =>
+      Result.try({ try: () => new RegExp(options.query, withFlags), catch: (e) => e })
+    return Result.orElse(build(flags + "u"), () =>
+      Result.mapError(build(flags), (error) =>
+        invalid(
+          options.query,
+          `The regular expression is invalid: ${error instanceof Error ? error.message : String(error)}.`,
+          "Fix the regular expression (JavaScript syntax; escape ( ) [ ] { } . * + ? with a backslash to match " +
+            "them literally), or pass regex false to search for the text as it is."
+        )
+      )
+    )
+  }
+
+  const search = Effect.fnUntraced(function* (options: SearchOptions) {
+    const path = options.path ?? ""
+    if (options.query === "") {
+      return yield* invalid(path, "The query is empty.", "Pass the text (or regular expression) to look for.")
+    }
+    if (options.query.length > searchLimits.maxQueryChars) {
+      return yield* invalid(
+        path,
+        `The query is longer than ${searchLimits.maxQueryChars} characters.`,
+        "Search for a shorter, distinctive part of the text."
+      )
+    }
+    const limit = options.limit ?? searchLimits.default
+    if (!isInteger(limit, 1) || limit > searchLimits.max) {
+      return yield* invalid(
+        path,
+        `limit must be a whole number from 1 to ${searchLimits.max}.`,
+        `Omit limit for at most ${searchLimits.default} matches.`
+      )
+    }
+    const compiled = compileQuery(options)
+    if (Result.isFailure(compiled)) return yield* compiled.failure
+    const pattern = compiled.success
+    const include = options.include === undefined || options.include === "" ? undefined : includeFilter(options.include)
+    const ignore = options.includeIgnored !== true
+    const resolved = yield* resolveExisting(path)
+    const print = fingerprint(
+      JSON.stringify([
+        options.query,
+        options.regex === true,
+        options.caseSensitive !== false,
+        resolved.relative,
+        options.include ?? "",
+        ignore
+      ])
+    )
+    let after: { readonly path: string; readonly line: number } | undefined
+    if (options.cursor !== undefined) {
+      const token = decodeToken(options.cursor, "s1:")
+      const parsed = token === undefined ? null : /^([0-9a-z]+):(-?\d+):(.+)$/s.exec(token)
+      if (parsed === null) {
+        return yield* invalid(
+          path,
+          "The cursor was not handed out by workspace_search.",
+          `Pass the nextCursor of the previous result unchanged. ${searchHint}`
+        )
+      }
+      if (parsed[1] !== print) {
+        return yield* invalid(
+          path,
+          "The cursor belongs to a different search (another query, path, include or option).",
+          `Repeat the search with exactly the same arguments plus the cursor. ${searchHint}`
+        )
+      }
+      after = { path: parsed[3]!, line: Number(parsed[2]) }
+    }
+
+    const matches: Array<SearchMatch> = []
+    const skipped = { binary: 0, tooLarge: 0 }
+    let filesScanned = 0
+    let bytesScanned = 0
+    let stoppedBy: "limit" | "scan_budget" | undefined
+    // The last position fully reported: a file (line -1: all of it) or a matching line.
+    let position: { path: string; line: number } | undefined
+    const fromStart = (relative: string) =>
+      resolved.relative === "" || relative === resolved.relative
+        ? relative
+        : relative.slice(resolved.relative.length + 1)
+
+    const scan = (file: { readonly relative: string; readonly absolute: string }) =>
+      Effect.gen(function* () {
+        if (include !== undefined && !include(file.relative, fromStart(file.relative))) return true
+        if (filesScanned >= maxSearchFiles || bytesScanned >= maxSearchBytes) {
+          stoppedBy = "scan_budget"
+          return false
+        }
+        const bytes = yield* withFile(file.relative, file.absolute, constants.O_RDONLY, (handle) =>
+          Effect.gen(function* () {
+            const stat = yield* checkOpened(file.relative, handle)
+            if (stat.size > maxSearchFileBytes) return undefined
+            return yield* attempt(file.relative, "read", () => handle.readFile())
+          })
+        ).pipe(
+          // A file that vanished or turned into something else since the listing is passed over.
+          Effect.catchTag("NotFound", () => Effect.succeed(null)),
+          Effect.catchTag("PathRejected", () => Effect.succeed(null)),
+          Effect.catchTag("WrongKind", () => Effect.succeed(null))
+        )
+        if (bytes === null) return true
+        if (bytes === undefined || bytes.length > maxSearchFileBytes) {
+          skipped.tooLarge++
+          return true
+        }
+        filesScanned++
+        bytesScanned += bytes.length
+        if (bytes.subarray(0, searchLimits.binaryProbeBytes).includes(0)) {
+          skipped.binary++
+          position = { path: file.relative, line: -1 }
+          return true
+        }
+        const lines = bytes.toString("utf8").split("\n")
+        if (lines.at(-1) === "") lines.pop()
+        const first = after !== undefined && after.path === file.relative ? after.line : 0
+        for (let index = first; index < lines.length; index++) {
+          let line = lines[index]!
+          if (line.endsWith("\r")) line = line.slice(0, -1)
+          const target = line.length > searchLimits.maxLineChars ? line.slice(0, searchLimits.maxLineChars) : line
+          const found = pattern.exec(target)
+          if (found === null) continue
+          if (matches.length === limit) {
+            stoppedBy = "limit"
+            return false
+          }
+          matches.push({
+            path: file.relative,
+            line: index + 1,
+            column: found.index + 1,
+            text: cutLine(line, found.index, found[0].length)
+          })
+          position = { path: file.relative, line: index + 1 }
+        }
+        position = { path: file.relative, line: -1 }
+        return true
+      })
+
+    yield* walkPath(path, {
+      ignore,
+      after: after?.path.split("/"),
+      inclusive: after !== undefined && after.line >= 0,
+      visit: scan
+    })
+    const resume = position ?? after
+    const nextCursor =
+      stoppedBy !== undefined && resume !== undefined
+        ? encodeToken(`s1:${print}:${resume.line}:${resume.path}`)
+        : stoppedBy !== undefined
+          ? options.cursor
+          : undefined
+    return {
+      matches,
+      truncated: stoppedBy !== undefined,
+      ...(stoppedBy !== undefined ? { stoppedBy } : {}),
+      ...(nextCursor !== undefined ? { nextCursor } : {}),
+      filesScanned,
+      skipped
+    }
+  })
+
+  // ---- applyPatch ----
+
+  const remove = Effect.fnUntraced(function* (path: string) {
+    const resolved = yield* resolveExisting(path)
+    const found = yield* attempt(path, "lstat", () => fs.lstat(resolved.absolute))
+    if (!found.isFile()) {
+      return yield* new WrongKind({
+        path,
+        expected: "file",
+        message: `${path} is not a regular file; a patch only deletes files.`,
+        suggestion: "Call workspace_list to see what it is."
+      })
+    }
+    yield* attempt(path, "unlink", () => fs.unlink(resolved.absolute))
+  })
+
+  const readForPatch = Effect.fnUntraced(function* (path: string) {
+    const current = yield* read(path)
+    if (current.truncated) {
+      return yield* invalid(
+        path,
+        `${path} is larger than ${maxReadBytes} bytes, too large to patch.`,
+        "Patch smaller files, or rewrite this one with workspace_write."
+      )
+    }
+    if (current.binary) {
+      return yield* invalid(
+        path,
+        `${path} is a binary file (it contains NUL bytes); patches apply to text.`,
+        "Leave it out of the patch, or replace it with workspace_write."
+      )
+    }
+    return current.content
+  })
+
+  const patchFormat =
+    "Send a unified diff as git diff or diff -u print it: a --- line and a +++ line naming each file (a/ and b/ " +
+    "prefixes are fine, /dev/null for a new or deleted file), then hunks starting @@ -start,count +start,count @@ " +
+    "whose lines start with a space (context), - (removed) or + (added)."
+
+  const applyPatch = Effect.fnUntraced(function* (
+    patch: string,
+    patchOptions: { readonly strip?: number | undefined } = {}
+  ) {
+    if (!isInteger(patchOptions.strip, 0)) {
+      return yield* invalid("", "strip must be a whole number ≥ 0.", "Omit strip to let the patch format decide.")
+    }
+    const parsed = UnifiedDiff.parse(patch, patchOptions.strip)
+    if (parsed._tag === "Error") {
+      return yield* invalid("", `The patch cannot be read: line ${parsed.line}: ${parsed.message}.`, patchFormat)
+    }
+    // Plan every change in memory, by real root-relative path; nothing is written until all of it checks out.
+    const state = new Map<string, { readonly original: string | undefined; current: string | undefined }>()
+    const contentOf = Effect.fnUntraced(function* (path: string) {
+      const resolved = yield* resolve(path)
+      const known = state.get(resolved.relative)
+      if (known !== undefined) return { resolved, content: known.current }
+      const content = resolved.exists ? yield* readForPatch(path) : undefined
+      state.set(resolved.relative, { original: content, current: content })
+      return { resolved, content }
+    })
+    const setContent = (relative: string, content: string | undefined) => {
+      state.get(relative)!.current = content
+    }
+    const files: Array<PatchedFile> = []
+    for (const file of parsed.files) {
+      const label = file.newPath ?? file.oldPath ?? ""
+      let source = ""
+      let sourceRelative: string | undefined
+      // `diff -N` writes a new file as a change of an empty one: missing, and only added to at line 0.
+      const createsFromEmpty = file.hunks.length > 0 && file.hunks.every((h) => h.oldStart === 0 && h.oldCount === 0)
+      if (file.oldPath !== undefined) {
+        const { content, resolved } = yield* contentOf(file.oldPath)
+        if (content === undefined && createsFromEmpty && !file.rename && file.newPath !== undefined) {
+          const { resolved: target } = yield* contentOf(file.newPath)
+          if (target.relative === resolved.relative) {
+            const created = UnifiedDiff.apply("", file.hunks)
+            if (created._tag === "Ok") {
+              setContent(resolved.relative, created.content)
+              files.push({
+                path: resolved.relative,
+                status: "created",
+                hunks: file.hunks.length,
+                linesAdded: file.hunks.reduce((n, h) => n + h.lines.length, 0),
+                linesRemoved: 0
+              })
+              continue
+            }
+          }
+        }
+        if (content === undefined) {
+          return yield* new NotFound({
+            path: file.oldPath,
+            message: `The patch changes ${file.oldPath}, which does not exist. Nothing was changed.`,
+            suggestion: `Call workspace_list to find the file, or send it as a new file (--- /dev/null).`
+          })
+        }
+        if (resolved.relative === "") {
+          return yield* invalid(file.oldPath, "The patch names the workspace root.", patchFormat)
+        }
+        source = content
+        sourceRelative = resolved.relative
+      }
+      let targetRelative: string | undefined
+      if (file.newPath !== undefined && (file.oldPath === undefined || file.rename)) {
+        const { content, resolved } = yield* contentOf(file.newPath)
+        if (resolved.relative === "") {
+          return yield* invalid(file.newPath, "The patch names the workspace root.", patchFormat)
+        }
+        if (content !== undefined && resolved.relative !== sourceRelative) {
+          return yield* invalid(
+            file.newPath,
+            `The patch creates ${file.newPath}, which already exists. Nothing was changed.`,
+            `Call workspace_read on ${file.newPath} and send a patch that modifies it (--- a/${file.newPath}), ` +
+              "or replace it with workspace_write."
+          )
+        }
+        targetRelative = resolved.relative
+      }
+      const applied = UnifiedDiff.apply(source, file.hunks)
+      if (applied._tag === "Mismatch") {
+        return yield* new EditMismatch({
+          path: label,
+          occurrences: 0,
+          message: `Hunk ${applied.hunk} of ${label} (${applied.header}) does not apply: ${applied.message}. Nothing was changed.`,
+          suggestion:
+            `Call workspace_read on ${label} to see its current text and rebuild the patch from it (context and ` +
+            "removed lines must match the file exactly, whitespace included), or use workspace_edit for a small change."
+        })
+      }
+      const counts = {
+        hunks: file.hunks.length,
+        linesAdded: file.hunks.reduce((n, h) => n + h.lines.filter((l) => l.kind === "+").length, 0),
+        linesRemoved: file.hunks.reduce((n, h) => n + h.lines.filter((l) => l.kind === "-").length, 0)
+      }
+      if (file.newPath === undefined) {
+        if (applied.content !== "") {
+          return yield* new EditMismatch({
+            path: label,
+            occurrences: 0,
+            message: `The patch deletes ${label}, but the file has lines the patch does not remove. Nothing was changed.`,
+            suggestion: `Call workspace_read on ${label} and make the deletion remove every line of it.`
+          })
+        }
+        setContent(sourceRelative!, undefined)
+        files.push({ path: sourceRelative!, status: "deleted", ...counts })
+      } else if (sourceRelative === undefined) {
+        setContent(targetRelative!, applied.content)
+        files.push({ path: targetRelative!, status: "created", ...counts })
+      } else if (targetRelative !== undefined && targetRelative !== sourceRelative) {
+        setContent(sourceRelative, undefined)
+        setContent(targetRelative, applied.content)
+        files.push({ path: targetRelative, status: "renamed", from: sourceRelative, ...counts })
+      } else {
+        setContent(sourceRelative, applied.content)
+        files.push({ path: sourceRelative, status: "modified", ...counts })
+      }
+    }
+    // Write. Should the file system fail half-way, restore what was already changed (best effort).
+    const done: Array<readonly [string, string | undefined]> = []
+    const change = (relative: string, content: string | undefined) =>
+      content === undefined ? remove(relative) : Effect.asVoid(write(relative, content))
+    for (const [relative, entry] of state) {
+      if (entry.current === entry.original) continue
+      const outcome = yield* Effect.exit(change(relative, entry.current))
+      if (outcome._tag === "Failure") {
+        for (const [undoPath, original] of done.reverse()) yield* Effect.ignore(change(undoPath, original))
+        return yield* Effect.failCause(outcome.cause)
+      }
+      done.push([relative, entry.original])
+    }
+    return { files }
+  })
+
+  return Workspace.of({
+    root,
+    resolve,
+    stat,
+    read,
+    readBytes,
+    list,
+    listFiles,
+    search,
+    write,
+    edit,
+    applyPatch
+  })
 })
 
 /**

@@ -12,8 +12,9 @@
  * list matching ({@link isDenied}) are pure and live here, so every
  * implementation applies the same rules. See `docs/workspace.md`.
  *
- * `write` and `edit` change files: a capability exposing them must annotate
- * its tools as destructive so the confirmation gate applies.
+ * `write`, `edit` and `applyPatch` change files: a capability exposing them
+ * must annotate its tools as destructive so the confirmation gate applies.
+ * `search` and `listFiles` also skip what `.gitignore` files ignore.
  *
  * **Example**
  *
@@ -159,7 +160,9 @@ export class InvalidArgument extends Schema.TaggedError<InvalidArgument>()("Inva
 }) {}
 
 /**
- * An `edit` whose `oldText` occurs zero times or more than once in the file.
+ * An `edit` whose `oldText` occurs zero times or more than once in the file,
+ * or a patch hunk that does not match the file (`occurrences` 0; the message
+ * names the file and the hunk).
  *
  * **Example**
  *
@@ -338,6 +341,191 @@ export interface WriteResult {
 }
 
 /**
+ * The result of `readBytes`: the bytes `[offset, offset + bytes.length)` of
+ * a file, unchanged.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import type { BytesResult } from "effect-mcp-runtime/Workspace"
+ *
+ * const logo: BytesResult = { path: "logo.png", bytes: new Uint8Array([137, 80]), offset: 0, size: 2, truncated: false }
+ * ```
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface BytesResult {
+  readonly path: string
+  readonly bytes: Uint8Array
+  readonly offset: number
+  /** The file's size in bytes. */
+  readonly size: number
+  /** True when the file goes on past the bytes read. */
+  readonly truncated: boolean
+  /** Where to continue reading, when truncated. */
+  readonly nextOffset?: number | undefined
+}
+
+/**
+ * One file of a recursive listing (`listFiles`).
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface FileEntry {
+  /** Relative to the root, `/`-separated. */
+  readonly path: string
+  readonly size: number
+}
+
+/**
+ * One page of a recursive listing: the regular files under a directory, in
+ * walk order (depth first, each directory's entries by name), without the
+ * denied, the `.gitignore`d, symlinks and special files.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import type { FilesResult } from "effect-mcp-runtime/Workspace"
+ *
+ * const page: FilesResult = { path: "", files: [{ path: "src/a.ts", size: 19 }], nextCursor: "dzE6c3JjL2EudHM" }
+ * ```
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface FilesResult {
+  readonly path: string
+  readonly files: ReadonlyArray<FileEntry>
+  readonly nextCursor?: string | undefined
+}
+
+/**
+ * What `search` looks for, and where.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import type { SearchOptions } from "effect-mcp-runtime/Workspace"
+ *
+ * const todos: SearchOptions = { query: "TODO\\((\\w+)\\)", regex: true, include: "**\/*.{ts,tsx}", limit: 50 }
+ * ```
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface SearchOptions {
+  /** The text to find, or a JavaScript regular expression when `regex` is true. */
+  readonly query: string
+  /** Take `query` as a regular expression (default false: literal text). */
+  readonly regex?: boolean | undefined
+  /** Match case exactly (default true). */
+  readonly caseSensitive?: boolean | undefined
+  /** A directory to search under, or one file (default: the root). */
+  readonly path?: string | undefined
+  /**
+   * Only files whose path matches this glob: `*`, `?`, `[…]`, `**`, `{a,b}`.
+   * Without a `/` it matches the file name at any depth (`*.ts`); with one,
+   * the path relative to the root or to `path` (`src/**\/*.ts`).
+   */
+  readonly include?: string | undefined
+  /** Search `.gitignore`d files too (default false). */
+  readonly includeIgnored?: boolean | undefined
+  /** At most this many matching lines (default 100, at most 1000). */
+  readonly limit?: number | undefined
+  /** The `nextCursor` of the previous page of the same search. */
+  readonly cursor?: string | undefined
+}
+
+/**
+ * One matching line.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface SearchMatch {
+  /** Relative to the root, `/`-separated. */
+  readonly path: string
+  /** 1-based. */
+  readonly line: number
+  /** 1-based, in UTF-16 code units, of the first match on the line. */
+  readonly column: number
+  /** The line (without its line break); a long one is cut around the match, with `…` where it was cut. */
+  readonly text: string
+}
+
+/**
+ * The result of `search`. `truncated` means there may be more: either the
+ * `limit` was reached (`stoppedBy: "limit"`) or the scan budget ran out
+ * (`stoppedBy: "scan_budget"`); in both cases `nextCursor` continues exactly
+ * where this page stopped.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import type { SearchResult } from "effect-mcp-runtime/Workspace"
+ *
+ * const result: SearchResult = {
+ *   matches: [{ path: "src/a.ts", line: 3, column: 14, text: "export const a = 1" }],
+ *   truncated: false,
+ *   filesScanned: 42,
+ *   skipped: { binary: 1, tooLarge: 0 }
+ * }
+ * ```
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface SearchResult {
+  readonly matches: ReadonlyArray<SearchMatch>
+  readonly truncated: boolean
+  readonly stoppedBy?: "limit" | "scan_budget" | undefined
+  readonly nextCursor?: string | undefined
+  /** Files read by this call. */
+  readonly filesScanned: number
+  /** Files passed over: containing NUL bytes, or larger than the per-file cap. */
+  readonly skipped: { readonly binary: number; readonly tooLarge: number }
+}
+
+/**
+ * What `applyPatch` did to one file.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface PatchedFile {
+  /** The file's path after the patch, relative to the root. */
+  readonly path: string
+  readonly status: "modified" | "created" | "deleted" | "renamed"
+  /** For a rename, where the file was. */
+  readonly from?: string | undefined
+  readonly hunks: number
+  readonly linesAdded: number
+  readonly linesRemoved: number
+}
+
+/**
+ * The result of `applyPatch`: every file it changed, in patch order.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import type { PatchResult } from "effect-mcp-runtime/Workspace"
+ *
+ * const result: PatchResult = {
+ *   files: [{ path: "src/a.ts", status: "modified", hunks: 2, linesAdded: 3, linesRemoved: 1 }]
+ * }
+ * ```
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface PatchResult {
+  readonly files: ReadonlyArray<PatchedFile>
+}
+
+/**
  * The workspace service. Paths are relative to the root (`/`-separated); an
  * absolute path is accepted only when it lies under the root.
  *
@@ -382,6 +570,32 @@ export class Workspace extends Context.Service<
       path: string,
       change: { readonly oldText: string; readonly newText: string }
     ) => Effect.Effect<WriteResult, WorkspaceError>
+    /** As `read`, but the bytes themselves (for binary files). */
+    readonly readBytes: (
+      path: string,
+      options?: { readonly offset?: number | undefined; readonly length?: number | undefined }
+    ) => Effect.Effect<BytesResult, WorkspaceError>
+    /**
+     * The regular files under a directory, recursively, `limit` a page
+     * (default 100, at most 1000): denied, `.gitignore`d, symlinked and
+     * special files left out, `.git/` never entered.
+     */
+    readonly listFiles: (
+      path: string,
+      options?: { readonly cursor?: string | undefined; readonly limit?: number | undefined }
+    ) => Effect.Effect<FilesResult, WorkspaceError>
+    /** Finds lines matching text or a regular expression; bounded (see {@link searchLimits}). */
+    readonly search: (options: SearchOptions) => Effect.Effect<SearchResult, WorkspaceError>
+    /**
+     * Applies a unified diff (`git diff`, `diff -u`) to the files it names:
+     * every hunk of every file is checked before anything is written.
+     * `strip` removes that many leading path components (default: 1 for a
+     * git-style patch with `a/` and `b/` prefixes, else 0). Destructive.
+     */
+    readonly applyPatch: (
+      patch: string,
+      options?: { readonly strip?: number | undefined }
+    ) => Effect.Effect<PatchResult, WorkspaceError>
   }
 >()("effect-mcp-runtime/Workspace") {}
 
@@ -680,3 +894,36 @@ export const defaultMaxReadBytes = 1024 * 1024
  * @since 0.1.0
  */
 export const listLimits = { default: 100, max: 1000 } as const
+
+/**
+ * The bounds of `search`. A call returns at most `max` matching lines
+ * (default `default`); it reads at most `maxFiles` files and `maxBytes`
+ * bytes in all (then it stops with a cursor to continue); it skips files over
+ * `maxFileBytes` and files with a NUL byte in their first `binaryProbeBytes`;
+ * a regular expression is tried on the first `maxLineChars` characters of
+ * each line only; each reported line is cut to `maxTextChars` around the
+ * match; a query is at most `maxQueryChars` long. Layers may lower the scan
+ * budgets.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import { searchLimits } from "effect-mcp-runtime/Workspace"
+ *
+ * searchLimits.max // => 1000
+ * ```
+ *
+ * @category constants
+ * @since 0.1.0
+ */
+export const searchLimits = {
+  default: 100,
+  max: 1000,
+  maxFiles: 20_000,
+  maxBytes: 128 * 1024 * 1024,
+  maxFileBytes: 1024 * 1024,
+  binaryProbeBytes: 8000,
+  maxLineChars: 4096,
+  maxTextChars: 300,
+  maxQueryChars: 1000
+} as const

@@ -431,3 +431,327 @@ describe("layer", () => {
     })
   )
 })
+
+describe("path-attack corpus (search, listFiles, readBytes)", () => {
+  for (const [label, path, reason] of corpus) {
+    it.effect(`${label} → ${reason} for search, listFiles and readBytes`, () =>
+      Effect.gen(function* () {
+        const ws = yield* workspace
+        assert.strictEqual(yield* rejection(ws.search({ query: "x", path })), reason, "search")
+        assert.strictEqual(yield* rejection(ws.listFiles(path)), reason, "listFiles")
+        assert.strictEqual(yield* rejection(ws.readBytes(path)), reason, "readBytes")
+      })
+    )
+  }
+
+  it.effect("a search of the whole root never reads secrets, .git, symlinked files or the FIFO", () =>
+    Effect.gen(function* () {
+      const ws = yield* workspace
+      for (const query of ["hunter", "TOP SECRET", "BEGIN", "[core]", "refs/heads", "root:"]) {
+        const result = yield* ws.search({ query, limit: 1000 })
+        assert.deepStrictEqual(result.matches, [], query)
+      }
+      const everything = yield* ws.search({ query: "", regex: false }).pipe(Effect.flip)
+      assert.strictEqual(everything._tag, "InvalidArgument")
+      const hello = yield* ws.search({ query: "hello" })
+      assert.deepStrictEqual(
+        hello.matches.map((match) => match.path),
+        ["README.md"]
+      )
+    })
+  )
+
+  it.effect("the recursive listing leaves out secrets, .git, symlinks and special files", () =>
+    Effect.gen(function* () {
+      const ws = yield* workspace
+      const page = yield* ws.listFiles("", { limit: 1000 })
+      const paths = page.files.map((file) => file.path)
+      assert.includeMembers(paths, ["README.md", "src/a.ts", "src/b.ts", "many/f00.txt", "big.txt"])
+      for (const hidden of [
+        ".env",
+        ".env.local",
+        ".git/HEAD",
+        "sub/.git/HEAD",
+        "id_rsa",
+        "key.pem",
+        "keys/server.key"
+      ]) {
+        assert.notInclude(paths, hidden)
+      }
+      for (const link of ["link-passwd", "readme-link", "src-link/b.ts", "link-outside-dir/secret.txt", "fifo"]) {
+        assert.notInclude(paths, link)
+      }
+      assert.strictEqual(page.files.find((file) => file.path === "README.md")?.size, 16)
+    })
+  )
+})
+
+describe("readBytes", () => {
+  it.effect("returns the bytes unchanged, in slices", () =>
+    Effect.gen(function* () {
+      const dir = mkdtempSync(join(tmpdir(), "workspace-bytes-"))
+      const bytes = Buffer.from([0, 1, 2, 255, 254, 0x80, 10])
+      writeFileSync(join(dir, "blob.bin"), bytes)
+      const ws = yield* NodeWorkspace.make({ root: dir })
+      const whole = yield* ws.readBytes("blob.bin")
+      assert.deepStrictEqual([...whole.bytes], [...bytes])
+      assert.isFalse(whole.truncated)
+      const slice = yield* ws.readBytes("blob.bin", { offset: 3, length: 2 })
+      assert.deepStrictEqual([...slice.bytes], [255, 254])
+      assert.strictEqual(slice.nextOffset, 5)
+      rmSync(dir, { recursive: true, force: true })
+    })
+  )
+})
+
+describe("search", () => {
+  const searchRoot = mkdtempSync(join(tmpdir(), "workspace-search-"))
+  const put = (relative: string, content: string | Buffer) => {
+    mkdirSync(join(searchRoot, relative, ".."), { recursive: true })
+    writeFileSync(join(searchRoot, relative), content)
+  }
+  put("src/app.ts", "import { thing } from './thing'\nexport const handler = () => thing()\n// TODO(ann): rename\n")
+  put("src/thing.ts", "export const thing = () => 'Thing'\n")
+  put("src/deep/nested.tsx", "export const View = () => <div>thing</div>\n")
+  put("docs/guide.md", "# Guide\n\nCall the thing.\r\nTODO(bob): write more\n")
+  put("README.md", "A thing-finder.\n")
+  put("dist/bundle.js", "const thing = 1\n")
+  put("logs/today.log", "thing happened\n")
+  put("pkg/.gitignore", "*.gen.ts\n!keep.gen.ts\n")
+  put("pkg/out.gen.ts", "export const thing = 'generated'\n")
+  put("pkg/keep.gen.ts", "export const thing = 'kept'\n")
+  put("image.png", Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0]), Buffer.from("thing")]))
+  put("long.txt", "x".repeat(1000) + "needle" + "y".repeat(1000) + "\n")
+  put("very-long.txt", "z".repeat(5000) + "needle\n")
+  put("case.txt", "Needle\nNEEDLE\nneedle\n")
+  put("many/matches.txt", Array.from({ length: 30 }, (_, i) => `hit ${i}\n`).join(""))
+  put("many/more.txt", "hit again\nhit twice\n")
+  put(".gitignore", "dist/\n*.log\n")
+  put(".env", "thing=secret\n")
+  afterAll(() => rmSync(searchRoot, { recursive: true, force: true }))
+  const searchWorkspace = NodeWorkspace.make({ root: searchRoot })
+
+  it.effect(
+    "finds literal text with path, line, column and text; respects .gitignore, the deny list and binaries",
+    () =>
+      Effect.gen(function* () {
+        const ws = yield* searchWorkspace
+        const result = yield* ws.search({ query: "thing" })
+        const paths = [...new Set(result.matches.map((match) => match.path))]
+        assert.deepStrictEqual(paths, [
+          "README.md",
+          "docs/guide.md",
+          "pkg/keep.gen.ts",
+          "src/app.ts",
+          "src/deep/nested.tsx",
+          "src/thing.ts"
+        ])
+        assert.deepStrictEqual(result.matches[0], { path: "README.md", line: 1, column: 3, text: "A thing-finder." })
+        assert.deepInclude(result.matches, {
+          path: "docs/guide.md",
+          line: 3,
+          column: 10,
+          text: "Call the thing."
+        })
+        assert.isFalse(result.truncated)
+        assert.isUndefined(result.nextCursor)
+        assert.strictEqual(result.skipped.binary, 1)
+      })
+  )
+
+  it.effect("includeIgnored searches .gitignored files too (never denied ones)", () =>
+    Effect.gen(function* () {
+      const ws = yield* searchWorkspace
+      const result = yield* ws.search({ query: "thing", includeIgnored: true })
+      const paths = new Set(result.matches.map((match) => match.path))
+      for (const path of ["dist/bundle.js", "logs/today.log", "pkg/out.gen.ts"]) assert.isTrue(paths.has(path), path)
+      assert.isFalse(paths.has(".env"))
+    })
+  )
+
+  it.effect("case-insensitive search, and regular expressions", () =>
+    Effect.gen(function* () {
+      const ws = yield* searchWorkspace
+      const exact = yield* ws.search({ query: "needle", path: "case.txt" })
+      assert.deepStrictEqual(
+        exact.matches.map((match) => match.line),
+        [3]
+      )
+      const loose = yield* ws.search({ query: "needle", path: "case.txt", caseSensitive: false })
+      assert.deepStrictEqual(
+        loose.matches.map((match) => match.line),
+        [1, 2, 3]
+      )
+      const todos = yield* ws.search({ query: "TODO\\((\\w+)\\)", regex: true })
+      assert.deepStrictEqual(
+        todos.matches.map((match) => `${match.path}:${match.line}:${match.column}`),
+        ["docs/guide.md:4:1", "src/app.ts:3:4"]
+      )
+      const literalParens = yield* ws.search({ query: "TODO(ann)" })
+      assert.strictEqual(literalParens.matches.length, 1)
+    })
+  )
+
+  it.effect("narrows by path (a directory or a file) and by include glob, braces included", () =>
+    Effect.gen(function* () {
+      const ws = yield* searchWorkspace
+      const paths = (result: { readonly matches: ReadonlyArray<{ readonly path: string }> }) => [
+        ...new Set(result.matches.map((match) => match.path))
+      ]
+      assert.deepStrictEqual(paths(yield* ws.search({ query: "thing", path: "src" })), [
+        "src/app.ts",
+        "src/deep/nested.tsx",
+        "src/thing.ts"
+      ])
+      assert.deepStrictEqual(paths(yield* ws.search({ query: "thing", path: "src/thing.ts" })), ["src/thing.ts"])
+      assert.deepStrictEqual(paths(yield* ws.search({ query: "thing", include: "*.md" })), [
+        "README.md",
+        "docs/guide.md"
+      ])
+      assert.deepStrictEqual(paths(yield* ws.search({ query: "thing", include: "**/*.{tsx,md}" })), [
+        "README.md",
+        "docs/guide.md",
+        "src/deep/nested.tsx"
+      ])
+      assert.deepStrictEqual(paths(yield* ws.search({ query: "thing", include: "src/**/*.ts" })), [
+        "src/app.ts",
+        "src/thing.ts"
+      ])
+      assert.deepStrictEqual(paths(yield* ws.search({ query: "thing", path: "src", include: "deep/*" })), [
+        "src/deep/nested.tsx"
+      ])
+    })
+  )
+
+  it.effect("cuts long lines around the match, and only tries the first 4096 characters of a line", () =>
+    Effect.gen(function* () {
+      const ws = yield* searchWorkspace
+      const result = yield* ws.search({ query: "needle", include: "*long.txt" })
+      assert.strictEqual(result.matches.length, 1)
+      const match = result.matches[0]!
+      assert.strictEqual(match.path, "long.txt")
+      assert.strictEqual(match.column, 1001)
+      assert.include(match.text, "needle")
+      assert.isTrue(match.text.startsWith("…") && match.text.endsWith("…"))
+      assert.isAtMost(match.text.length, 302)
+    })
+  )
+
+  it.effect("pages with a cursor: the pages together are exactly the unlimited result", () =>
+    Effect.gen(function* () {
+      const ws = yield* searchWorkspace
+      const all = yield* ws.search({ query: "hit", limit: 1000 })
+      assert.strictEqual(all.matches.length, 32)
+      const pages: Array<ReadonlyArray<unknown>> = []
+      let cursor: string | undefined
+      do {
+        const page = yield* ws.search({ query: "hit", limit: 10, cursor })
+        pages.push(page.matches)
+        cursor = page.nextCursor
+        if (cursor !== undefined) {
+          assert.isTrue(page.truncated)
+          assert.strictEqual(page.stoppedBy, "limit")
+        }
+      } while (cursor !== undefined)
+      assert.deepStrictEqual(
+        pages.map((page) => page.length),
+        [10, 10, 10, 2]
+      )
+      assert.deepStrictEqual(pages.flat(), [...all.matches])
+    })
+  )
+
+  it.effect("stops at the scan budget with a cursor that continues where it stopped", () =>
+    Effect.gen(function* () {
+      const ws = yield* NodeWorkspace.make({ root: searchRoot, maxSearchFiles: 3 })
+      const full = yield* searchWorkspace.pipe(Effect.flatMap((w) => w.search({ query: "thing" })))
+      const seen: Array<unknown> = []
+      let cursor: string | undefined
+      let calls = 0
+      do {
+        const page = yield* ws.search({ query: "thing", cursor })
+        assert.isAtMost(page.filesScanned, 3)
+        if (page.nextCursor !== undefined) assert.strictEqual(page.stoppedBy, "scan_budget")
+        seen.push(...page.matches)
+        cursor = page.nextCursor
+        calls++
+      } while (cursor !== undefined && calls < 50)
+      assert.isAbove(calls, 2)
+      assert.deepStrictEqual(seen, [...full.matches])
+    })
+  )
+
+  it.effect("skips files over the per-file cap, and counts them", () =>
+    Effect.gen(function* () {
+      const ws = yield* NodeWorkspace.make({ root: searchRoot, maxSearchFileBytes: 1500 })
+      const result = yield* ws.search({ query: "needle" })
+      assert.deepStrictEqual(
+        result.matches.map((match) => match.path),
+        ["case.txt"]
+      )
+      assert.strictEqual(result.skipped.tooLarge, 2)
+    })
+  )
+
+  it.effect("refuses bad arguments with a suggestion: invalid or catastrophic regex, limits, foreign cursors", () =>
+    Effect.gen(function* () {
+      const ws = yield* searchWorkspace
+      const cases: ReadonlyArray<readonly [string, Effect.Effect<unknown, WorkspaceError>]> = [
+        ["unclosed group", ws.search({ query: "(abc", regex: true })],
+        ["nested quantifier", ws.search({ query: "(a+)+$", regex: true })],
+        ["nested star", ws.search({ query: "(\\w*\\s?)*x", regex: true })],
+        ["nested brace", ws.search({ query: "(?:x+y){2,}", regex: true })],
+        ["limit 0", ws.search({ query: "a", limit: 0 })],
+        ["limit too high", ws.search({ query: "a", limit: 5000 })],
+        ["too long a query", ws.search({ query: "q".repeat(2000) })],
+        ["forged cursor", ws.search({ query: "hit", cursor: "bm90IGEgY3Vyc29y" })]
+      ]
+      for (const [label, effect] of cases) {
+        const error = yield* Effect.flip(effect)
+        assert.strictEqual(error._tag, "InvalidArgument", label)
+        assert.isNotEmpty(error.suggestion, label)
+      }
+      const first = yield* ws.search({ query: "hit", limit: 5 })
+      const other = yield* Effect.flip(ws.search({ query: "hat", limit: 5, cursor: first.nextCursor }))
+      assert.include(other.message, "different search")
+      // Bounded quantifiers and plain alternation are fine.
+      assert.isFalse((yield* ws.search({ query: "(ab)+|x{1,3}", regex: true })).truncated)
+    })
+  )
+
+  it.live("is interruptible between files", () =>
+    Effect.gen(function* () {
+      const dir = mkdtempSync(join(tmpdir(), "workspace-interrupt-"))
+      for (let i = 0; i < 2000; i++) writeFileSync(join(dir, `f${i}.txt`), "nothing to see\n".repeat(20))
+      const ws = yield* NodeWorkspace.make({ root: dir })
+      const outcome = yield* Effect.timeoutOption(ws.search({ query: "absent", limit: 10 }), "5 millis")
+      assert.isTrue(outcome._tag === "None")
+      rmSync(dir, { recursive: true, force: true })
+    })
+  )
+})
+
+describe("listFiles", () => {
+  it.effect("pages through every file in walk order with an opaque cursor, and lists a single file", () =>
+    Effect.gen(function* () {
+      const ws = yield* workspace
+      const all = yield* ws.listFiles("many", { limit: 1000 })
+      assert.strictEqual(all.files.length, 25)
+      const seen: Array<string> = []
+      let cursor: string | undefined
+      do {
+        const page = yield* ws.listFiles("", { limit: 4, cursor })
+        seen.push(...page.files.map((file) => file.path))
+        cursor = page.nextCursor
+      } while (cursor !== undefined)
+      const once = yield* ws.listFiles("", { limit: 1000 })
+      assert.deepStrictEqual(
+        seen,
+        once.files.map((file) => file.path)
+      )
+      assert.deepStrictEqual((yield* ws.listFiles("README.md")).files, [{ path: "README.md", size: 16 }])
+      assert.strictEqual(yield* rejection(ws.listFiles("", { cursor: "!!" })), "InvalidArgument")
+      assert.strictEqual(yield* rejection(ws.listFiles("", { limit: 0 })), "InvalidArgument")
+    })
+  )
+})

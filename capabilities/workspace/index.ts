@@ -1,16 +1,22 @@
 /**
  * The `workspace` capability: files under the workspace root —
- * `workspace_read`, `workspace_list`, `workspace_stat` (read-only) and
- * `workspace_write`, `workspace_edit` (destructive, confirmed by the user).
- * It requires the `Workspace` service (`layers/NodeWorkspace.ts` on Node).
+ * `workspace_read`, `workspace_list`, `workspace_stat`, `workspace_search`
+ * (read-only) and `workspace_write`, `workspace_edit`,
+ * `workspace_apply_patch` (destructive, confirmed by the user), and the
+ * resource template `workspace://{+path}` (each file as a resource, listed in
+ * `resources/list`). It requires the `Workspace` service
+ * (`layers/NodeWorkspace.ts` on Node).
  *
  * @since 0.1.0
  */
 import * as Effect from "effect/Effect"
 import * as Capability from "../../src/Capability.ts"
+import { applyPatch } from "./applyPatch.ts"
 import { edit } from "./edit.ts"
+import { fileResource } from "./fileResource.ts"
 import { list } from "./list.ts"
 import { read } from "./read.ts"
+import { search } from "./search.ts"
 import { stat } from "./stat.ts"
 import { write } from "./write.ts"
 
@@ -33,19 +39,34 @@ import { write } from "./write.ts"
 export const WorkspaceCapability = Capability.make(
   {
     id: "workspace",
-    description: "Read, list, inspect, write and edit files under the workspace root",
+    description: "Read, list, search, inspect, write, edit and patch files under the workspace root",
     version: "0.1.0"
   },
-  Effect.succeed({ tools: [read, list, stat, write, edit] })
+  Effect.succeed({
+    tools: [read, list, stat, search, write, edit, applyPatch],
+    resources: [fileResource]
+  })
 )
 
 export {
+  /**
+   * `workspace_apply_patch`.
+   *
+   * @since 0.1.0
+   */
+  applyPatch,
   /**
    * `workspace_edit`.
    *
    * @since 0.1.0
    */
   edit,
+  /**
+   * The resource template `workspace://{+path}`.
+   *
+   * @since 0.1.0
+   */
+  fileResource,
   /**
    * `workspace_list`.
    *
@@ -58,6 +79,12 @@ export {
    * @since 0.1.0
    */
   read,
+  /**
+   * `workspace_search`.
+   *
+   * @since 0.1.0
+   */
+  search,
   /**
    * `workspace_stat`.
    *
