@@ -205,6 +205,91 @@ const spawnError = (command: string, error: PlatformError.PlatformError) =>
         message: `The command "${command}" could not be started (${error.reason._tag}: ${error.message}); check that it is executable and its arguments contain no NUL bytes`
       })
 
+const isInsideOrSame = (root: string, target: string): boolean => {
+  const relative = NodePathModule.relative(root, target)
+  return relative === "" || (!relative.startsWith("..") && !NodePathModule.isAbsolute(relative))
+}
+
+const realpathOr = (path: string): string => {
+  try {
+    return NodeFs.realpathSync(path)
+  } catch {
+    return NodePathModule.resolve(path)
+  }
+}
+
+/**
+ * The child's `PATH` with every entry the workspace could control removed:
+ * empty and relative entries (which resolve against the working directory,
+ * inside the root) and directories inside the root (`<root>/node_modules/.bin`,
+ * which `npx` and `npm exec` put first). Without this, a file the agent wrote
+ * (`./node_modules/.bin/git`) would run when an allowed name (`git`) is asked for.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import { safePath } from "effect-mcp-runtime/layers/NodeCommandRunner"
+ *
+ * safePath(":/usr/bin:.:node_modules/.bin:/srv/p/node_modules/.bin:/bin", "/srv/p") // => "/usr/bin:/bin"
+ * ```
+ *
+ * @category environment
+ * @since 0.1.0
+ */
+export const safePath = (path: string | undefined, root: string): string => {
+  if (path === undefined) return ""
+  const realRoot = realpathOr(root)
+  return path
+    .split(NodePathModule.delimiter)
+    .filter(
+      (entry) =>
+        entry !== "" &&
+        NodePathModule.isAbsolute(entry) &&
+        !isInsideOrSame(NodePathModule.resolve(root), entry) &&
+        !isInsideOrSame(realRoot, realpathOr(entry))
+    )
+    .join(NodePathModule.delimiter)
+}
+
+/**
+ * The absolute path of the program a bare name (no `/`) stands for on `path`,
+ * or `undefined`. Spawning that absolute path means nothing else (a file
+ * appearing in the working directory later) can stand in for it.
+ */
+const lookUp = (name: string, path: string): string | undefined => {
+  for (const dir of path.split(NodePathModule.delimiter)) {
+    if (dir === "") continue
+    const candidate = NodePathModule.join(dir, name)
+    try {
+      if (NodeFs.statSync(candidate).isFile()) {
+        NodeFs.accessSync(candidate, NodeFs.constants.X_OK)
+        return candidate
+      }
+    } catch {
+      // not here
+    }
+  }
+  return undefined
+}
+
+// The process groups of the runs in progress, killed outright if the process exits without running its
+// finalizers (a second SIGTERM, process.exit from elsewhere): a run is detached, so nothing else would stop it.
+const liveGroups = new Set<number>()
+let exitHookInstalled = false
+const installExitHook = () => {
+  if (exitHookInstalled) return
+  exitHookInstalled = true
+  process.once("exit", () => {
+    for (const pgid of liveGroups) {
+      try {
+        process.kill(-pgid, "SIGKILL")
+      } catch {
+        // already gone
+      }
+    }
+  })
+}
+
 /**
  * The spawner reports a process ended by a signal as a failure of `exitCode`
  * whose cause's message names the signal (Node's `exit` event gives code
@@ -241,6 +326,7 @@ export const make = Effect.fnUntraced(function* (options: Options = {}) {
   const allowlist = options.envAllowlist ?? CommandRunner.defaultEnvAllowlist
   const store = makeStore(options.storeMaxRuns ?? 100, options.storeMaxBytes ?? 32 * 1024 * 1024)
   const drainAfterExit = options.drainAfterExit ?? "250 millis"
+  installExitHook()
 
   const run = Effect.fnUntraced(function* (request: CommandRunner.Request) {
     const root = yield* WorkspaceRoot
@@ -273,9 +359,23 @@ export const make = Effect.fnUntraced(function* (options: Options = {}) {
       startedAt
     })
 
-    const command = ChildProcess.make(request.command, args, {
+    const env = CommandRunner.buildEnv(process.env, allowlist, request)
+    if (env.PATH !== undefined) env.PATH = safePath(env.PATH, root)
+    // A bare name is resolved here, on the cleaned PATH; a path (listed literally by whoever allowed it) is kept.
+    let program = request.command
+    if (!program.includes("/") && !program.includes("\0")) {
+      const found = lookUp(program, env.PATH ?? "")
+      if (found === undefined) {
+        return yield* new CommandRunner.CommandNotFound({
+          command: request.command,
+          message: `The command "${request.command}" was not found on the PATH (directories inside the workspace and relative entries are left out of it); check its spelling or install it`
+        })
+      }
+      program = found
+    }
+    const command = ChildProcess.make(program, args, {
       cwd,
-      env: CommandRunner.buildEnv(process.env, allowlist, request),
+      env,
       extendEnv: false,
       detached: true,
       killSignal: "SIGTERM",
@@ -302,11 +402,15 @@ export const make = Effect.fnUntraced(function* (options: Options = {}) {
       )
     }
 
+    let group: number | undefined
     const execute = Effect.scoped(
       Effect.gen(function* () {
         const handle = yield* spawner
           .spawn(command)
           .pipe(Effect.mapError((error) => spawnError(request.command, error)))
+        // Forgotten only once the scope has closed, i.e. after the group was killed (see `execute` below).
+        group = Number(handle.pid)
+        liveGroups.add(group)
         const drains = yield* Effect.forkChild(
           Effect.all([drain("stdout", handle.stdout, stdout), drain("stderr", handle.stderr, stderr)], {
             concurrency: 2,
@@ -322,7 +426,7 @@ export const make = Effect.fnUntraced(function* (options: Options = {}) {
         yield* Effect.timeoutOption(Fiber.join(drains), drainAfterExit)
         return exit
       })
-    )
+    ).pipe(Effect.ensuring(Effect.sync(() => group !== undefined && liveGroups.delete(group))))
 
     const timeout = request.timeout
     const ended = yield* (

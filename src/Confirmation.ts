@@ -147,23 +147,75 @@ export const decide = (
     return Effect.flatMap(Effect.service(Client), (client): Effect.Effect<Decision, never, Client> => {
       // A client that can ask its user is always asked: the model cannot confirm for the user by adding
       // `confirm: true`. Without elicitation, the argument is the only way, and the model is told to ask first.
-      if (client.capabilities().elicitation === undefined && given === true) return go
+      const canAsk = Elicitation.supportsForm(client)
+      if (!canAsk && given === true) return go
       return ask(tool, description, rest)
     })
   })
+
+// Characters that change how text is displayed without being seen: C1 controls, bidirectional overrides and
+// isolates, zero-width characters, the BOM. JSON.stringify already escapes the C0 controls.
+const invisible = /[\u0080-\u009f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]/g
+
+/**
+ * The most characters of a call's arguments the confirmation message shows;
+ * beyond it, the message says how many are not shown.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import { maxShownArguments } from "effect-mcp-runtime/Confirmation"
+ *
+ * maxShownArguments // => 4000
+ * ```
+ *
+ * @category gate
+ * @since 0.1.0
+ */
+export const maxShownArguments = 4000
+
+/**
+ * The message the user is asked to confirm: the tool, then the call's
+ * arguments exactly (pretty JSON, invisible and direction-changing
+ * characters escaped, never cut without saying so), then what the tool does.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import { confirmationMessage } from "effect-mcp-runtime/Confirmation"
+ *
+ * confirmationMessage("exec_run", "Runs a command.", { command: "git", args: ["push"] })
+ * // => 'Allow exec_run to run? It changes or deletes things.\nArguments:\n{\n  "command": "git", …'
+ * ```
+ *
+ * @category gate
+ * @since 0.1.0
+ */
+export const confirmationMessage = (
+  tool: string,
+  description: string,
+  args: Record<string, unknown> | undefined
+): string => {
+  const json = JSON.stringify(args ?? {}, null, 2).replace(
+    invisible,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`
+  )
+  const shown =
+    json.length <= maxShownArguments
+      ? json
+      : `${json.slice(0, maxShownArguments)}\n[… ${json.length - maxShownArguments} more characters not shown: decline unless you know what they are]`
+  const about = /^[^.!?]*[.!?]/.exec(description)?.[0] ?? description
+  return `Allow ${tool} to run? It changes or deletes things.\nArguments:\n${shown}\n(${tool}: ${
+    about.length > 200 ? `${about.slice(0, 200)}…` : about
+  })`
+}
 
 const ask = (
   tool: string,
   description: string,
   rest: Record<string, unknown> | undefined
 ): Effect.Effect<Decision, never, Client> => {
-  const summary = JSON.stringify(rest ?? {})
-  return Elicitation.form(
-    `Allow ${tool} to run? It changes or deletes things. ${description}\nArguments: ${
-      summary.length > 500 ? `${summary.slice(0, 500)}…` : summary
-    }`,
-    Answer
-  ).pipe(
+  return Elicitation.form(confirmationMessage(tool, description, rest), Answer).pipe(
     Effect.map((answer): Decision =>
       answer.action === "accept" && answer.content.confirm
         ? { _tag: "Go", args: rest }

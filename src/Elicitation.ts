@@ -407,6 +407,37 @@ const invalidAnswer = (method: string, detail: string) =>
   new ClientRequestFailed({ method, message: `The client's answer is not a valid elicitation result: ${detail}` })
 
 /**
+ * Whether `elicitation/create` in form mode can be sent to this client: its
+ * negotiated protocol has elicitation (2025-06-18 on) and it declared the
+ * capability with form mode (`{}` or `{ form: {} }`, not only `{ url: {} }`).
+ *
+ * **Example**
+ *
+ * ```ts
+ * import * as Effect from "effect/Effect"
+ * import { Client } from "effect-mcp-runtime/Client"
+ * import * as Elicitation from "effect-mcp-runtime/Elicitation"
+ *
+ * const canAsk = Effect.map(Effect.service(Client), Elicitation.supportsForm)
+ * ```
+ *
+ * @category capabilities
+ * @since 0.1.0
+ */
+export const supportsForm = (client: Pick<Client["Service"], "capabilities" | "protocolVersion">): boolean => {
+  if (!ProtocolVersion.hasStructuredContent(client.protocolVersion())) return false
+  const capability = client.capabilities().elicitation as
+    | { readonly form?: unknown; readonly url?: unknown }
+    | undefined
+  // `elicitation: {}` means form mode; with explicit modes, form must be listed.
+  return (
+    typeof capability === "object" &&
+    capability !== null &&
+    !(capability.form === undefined && capability.url !== undefined)
+  )
+}
+
+/**
  * Asks the user to fill in a form described by `schema`, and decodes what
  * they enter with it. Fails with `ClientCapabilityMissing` when the client
  * did not declare elicitation (form mode) or speaks a protocol older than
@@ -449,15 +480,7 @@ export const form = <S extends FormSchema>(
     if (!ProtocolVersion.hasStructuredContent(version)) {
       return Effect.fail(unsupported(`elicitation is not part of protocol ${version}`))
     }
-    const capability = client.capabilities().elicitation as
-      | { readonly form?: unknown; readonly url?: unknown }
-      | undefined
-    // `elicitation: {}` means form mode; with explicit modes, form must be listed.
-    if (
-      typeof capability !== "object" ||
-      capability === null ||
-      (capability.form === undefined && capability.url !== undefined)
-    ) {
+    if (!supportsForm(client)) {
       return Effect.fail(unsupported("it did not declare the elicitation capability (form mode)"))
     }
     const requestedSchema = requestedSchemaOf(schema)

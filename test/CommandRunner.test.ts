@@ -6,7 +6,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { execFileSync } from "node:child_process"
-import { mkdirSync, mkdtempSync, realpathSync, symlinkSync, writeFileSync } from "node:fs"
+import { chmodSync, mkdirSync, mkdtempSync, realpathSync, symlinkSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { performance } from "node:perf_hooks"
@@ -388,6 +388,46 @@ describe("CommandRunner", () => {
         assert.isTrue(took >= 450, `interrupt returned after ${took} ms, before the grace period`)
         assert.isTrue(took < 2500, `interrupt took ${took} ms`)
         yield* assertGroupGone(pid)
+      })
+    )
+  )
+})
+
+describe("CommandRunner: the PATH cannot be hijacked from the workspace", () => {
+  it("safePath drops empty, relative and in-root entries", () => {
+    assert.strictEqual(
+      NodeCommandRunner.safePath(`:/usr/bin:.:node_modules/.bin:${root}/node_modules/.bin:${root}:/bin:`, root),
+      "/usr/bin:/bin"
+    )
+    // A symlink pointing into the root counts as inside it.
+    symlinkSync(join(root, "sub"), join(tmpdir(), `into-root-${process.pid}`))
+    assert.strictEqual(NodeCommandRunner.safePath(`${join(tmpdir(), `into-root-${process.pid}`)}:/bin`, root), "/bin")
+  })
+
+  it.live("a bare name never runs a program the workspace planted, whatever the PATH says", () =>
+    provide(
+      Effect.gen(function* () {
+        const planted = "#!/bin/sh\necho PLANTED\n"
+        mkdirSync(join(root, "node_modules", ".bin"), { recursive: true })
+        for (const file of [join(root, "node_modules", ".bin", "git"), join(root, "git"), join(root, "sub", "git")]) {
+          writeFileSync(file, planted)
+          chmodSync(file, 0o755)
+        }
+        for (const path of [
+          `node_modules/.bin:${process.env.PATH}`,
+          `:${process.env.PATH}`,
+          `.:${process.env.PATH}`,
+          `${join(root, "node_modules", ".bin")}:${process.env.PATH}`
+        ]) {
+          const result = yield* run({ command: "git", args: ["--version"], env: { PATH: path }, cwd: "sub" })
+          assert.notInclude(result.stdout, "PLANTED", path)
+          assert.match(result.stdout, /^git version/, path)
+        }
+        // Only in-root directories on the PATH: nothing to run.
+        const error = yield* Effect.flip(
+          run({ command: "git", args: ["--version"], env: { PATH: join(root, "node_modules", ".bin") } })
+        )
+        assert.strictEqual(error._tag, "CommandNotFound")
       })
     )
   )

@@ -89,7 +89,7 @@ describe("confirmation", () => {
         const ask = yield* client.read
         assert.strictEqual(ask.method, "elicitation/create")
         assert.include(ask.params.message, "Allow f_remove to run?")
-        assert.include(ask.params.message, '{"path":"a.txt"}')
+        assert.include(ask.params.message, '"path": "a.txt"')
         assert.deepInclude(ask.params.requestedSchema.properties.confirm, { type: "boolean" })
         yield* client.send({ jsonrpc: "2.0", id: ask.id, result: answer })
         const response = yield* client.read
@@ -99,6 +99,34 @@ describe("confirmation", () => {
       assert.deepStrictEqual(deleted, ["a.txt"])
     })
   )
+
+  it.effect("a client with URL-mode elicitation only cannot be asked with a form: confirm: true is its way", () =>
+    Effect.gen(function* () {
+      const { client, deleted } = yield* setup({ elicitation: { url: {} } })
+      const refused = yield* client.request("tools/call", { name: "f_remove", arguments: { path: "u.txt" } })
+      assert.strictEqual(code(refused), "confirmation_required")
+      const confirmed = yield* client.request("tools/call", {
+        name: "f_remove",
+        arguments: { path: "u.txt", confirm: true }
+      })
+      assert.deepStrictEqual(confirmed.result.content, [{ type: "text", text: "deleted u.txt" }])
+      assert.deepStrictEqual(deleted, ["u.txt"])
+    })
+  )
+
+  it("the confirmation message shows the arguments whole, escapes invisible characters, and says what it cuts", () => {
+    const message = Confirmation.confirmationMessage("exec_run", "Runs a command. More text follows here.", {
+      command: "node",
+      args: ["-e", "ok()\u202e;evil()"]
+    })
+    assert.include(message, "Allow exec_run to run?")
+    assert.include(message, '"command": "node"')
+    assert.include(message, "\\u202e")
+    assert.notInclude(message, "\u202e")
+    assert.include(message, "(exec_run: Runs a command.)")
+    const long = Confirmation.confirmationMessage("exec_run", "Runs.", { args: ["x".repeat(5000)] })
+    assert.match(long, /\[… \d+ more characters not shown: decline unless you know what they are\]/)
+  })
 
   it.effect("a client that cannot ask: the call needs confirm: true, and the result says how to confirm", () =>
     Effect.gen(function* () {

@@ -254,11 +254,15 @@ const waitFor = async (what: string, check: () => boolean, timeoutMs = 10_000): 
 }
 
 /** A shell that starts two sleeping grandchildren, each with a unique duration as the marker. */
-const sleepers = (): { readonly marker: string; readonly args: Array<string> } => {
+const sleepers = (
+  options: { readonly ignoreTerm?: boolean } = {}
+): { readonly marker: string; readonly args: Array<string> } => {
   const seconds = String(80_000 + Math.floor(Math.random() * 9_999))
+  // With SIGTERM ignored (inherited by the children), only SIGKILL ends the tree.
+  const trap = options.ignoreTerm === true ? "trap '' TERM; " : ""
   return {
     marker: `sleep ${seconds}`,
-    args: ["-c", `sleep ${seconds} & sh -c 'sleep ${seconds} & wait' & wait`]
+    args: ["-c", `${trap}sleep ${seconds} & sh -c 'sleep ${seconds} & wait' & wait`]
   }
 }
 
@@ -277,6 +281,30 @@ describe("exec process trees", () => {
     const pid = transport.pid!
     const running = call(client, "exec_run", { command: "sh", args }).catch((error: unknown) => error)
     await waitFor("the grandchildren to start", () => processesWith(marker).length >= 2)
+    process.kill(pid, "SIGTERM")
+    await waitFor("the server to exit", () => {
+      try {
+        process.kill(pid, 0)
+        return false
+      } catch {
+        return true
+      }
+    })
+    await waitFor("the tree to be gone", () => processesWith(marker).length === 0, 5_000)
+    assert.deepStrictEqual(processesWith(marker), [], "no process of the command's tree remains")
+    await running
+    await client.close()
+  })
+
+  it("a second SIGTERM exits at once, and the tree dies with the server all the same", async () => {
+    const root = execConfig()
+    // A tree that ignores SIGTERM: the graceful shutdown started by the first signal cannot end it before the second.
+    const { args, marker } = sleepers({ ignoreTerm: true })
+    const { client, transport } = await connect(root)
+    const pid = transport.pid!
+    const running = call(client, "exec_run", { command: "sh", args }).catch((error: unknown) => error)
+    await waitFor("the grandchildren to start", () => processesWith(marker).length >= 2)
+    process.kill(pid, "SIGTERM")
     process.kill(pid, "SIGTERM")
     await waitFor("the server to exit", () => {
       try {
