@@ -5,6 +5,8 @@ import * as NodeServices from "@effect/platform-node/NodeServices"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
+import { ExecSettingsSchema } from "../capabilities/exec/settings.ts"
 import * as ConfigFile from "../src/cli/ConfigFile.ts"
 import * as Settings from "../src/cli/settings.ts"
 
@@ -91,11 +93,12 @@ describe("ConfigFile.load", () => {
       const root = mkdtempSync(join(tmpdir(), "cfg-"))
       yield* Effect.addFinalizer(() => Effect.sync(() => rmSync(root, { recursive: true, force: true })))
       const none = yield* ConfigFile.load({ root, file: undefined })
-      assert.deepStrictEqual(none, { file: undefined, config: {} })
+      assert.deepStrictEqual(none, { file: undefined, config: {}, fromRoot: false })
       writeFileSync(join(root, "mcp-runtime.json"), '{ "capabilities": ["system"] }')
       const found = yield* ConfigFile.load({ root, file: undefined })
       assert.strictEqual(found.file, join(root, "mcp-runtime.json"))
       assert.deepStrictEqual(found.config.capabilities, ["system"])
+      assert.isTrue(found.fromRoot)
       // An explicit file must exist.
       const missing = yield* Effect.flip(ConfigFile.load({ root, file: join(root, "other.json") }))
       assert.include(missing.message, "cannot be read")
@@ -239,5 +242,63 @@ describe("settings.resolve: environment variables", () => {
       })
       assert.deepStrictEqual(found.config.capabilities, ["exec"])
     }).pipe(Effect.scoped, Effect.provide(NodeServices.layer))
+  )
+})
+
+describe("settings.resolve: safety of the configuration itself", () => {
+  it.effect("the configuration files are denied to the workspace tools", () =>
+    Effect.gen(function* () {
+      const settings = yield* Settings.resolve({
+        root: "/srv/p",
+        configFile: "/srv/p/conf/mcp.json",
+        config: {},
+        flags: noFlags,
+        env: {}
+      })
+      assert.includeMembers([...(settings.workspace.deny ?? [])], ["mcp-runtime.json", "conf/mcp.json"])
+    })
+  )
+
+  it.effect("a file from the workspace that loosens the controls is reported; the same from --config is not", () =>
+    Effect.gen(function* () {
+      const config = {
+        confirmation: { preApproved: ["exec_run"] },
+        audit: { enabled: false },
+        exec: Schema.decodeUnknownSync(ExecSettingsSchema)({ additionalCommands: ["bash"], inheritEnv: ["AWS_SECRET"] })
+      }
+      const fromRoot = yield* Settings.resolve({
+        root: "/srv/p",
+        configFile: "/srv/p/mcp-runtime.json",
+        configFromRoot: true,
+        config,
+        flags: noFlags,
+        env: {}
+      })
+      const text = fromRoot.warnings.join("\n")
+      for (const part of ["exec_run", "audit log off", "AWS_SECRET", "bash"]) assert.include(text, part)
+      const explicit = yield* Settings.resolve({
+        root: "/srv/p",
+        configFile: "/etc/mcp.json",
+        config,
+        flags: noFlags,
+        env: {}
+      })
+      assert.deepStrictEqual(explicit.warnings, [])
+    })
+  )
+
+  it.effect("gate rules with principals are refused: no transport of the binary identifies callers", () =>
+    Effect.gen(function* () {
+      const error = yield* Effect.flip(
+        Settings.resolve({
+          root: "/srv/p",
+          configFile: "/srv/p/mcp-runtime.json",
+          config: { gate: { rules: [{ effect: "deny", names: ["exec_*"], principals: ["guest-*"] }] } },
+          flags: noFlags,
+          env: {}
+        })
+      )
+      assert.include(error.message, "$.gate.rules[0].principals")
+    })
   )
 })

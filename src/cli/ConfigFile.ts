@@ -298,7 +298,12 @@ export const load = Effect.fnUntraced(function* (options: {
   /** Where `MCP_RUNTIME_CONFIG` is looked up when `file` is undefined (default: `process.env`). */
   readonly env?: Readonly<Record<string, string | undefined>> | undefined
 }): Effect.fn.Return<
-  { readonly file: string | undefined; readonly config: Config },
+  {
+    readonly file: string | undefined
+    readonly config: Config
+    /** Found in the root by its default name, rather than named by --config or MCP_RUNTIME_CONFIG. */
+    readonly fromRoot: boolean
+  },
   ConfigError,
   FileSystem.FileSystem | Path.Path
 > {
@@ -316,6 +321,6 @@ export const load = Effect.fnUntraced(function* (options: {
         : Effect.fail(failure(file, [{ path: "$", message: `cannot be read (${error.message})` }]))
     )
   )
-  if (text === undefined) return { file: undefined, config: {} }
-  return { file, config: yield* parse(file, text) }
+  if (text === undefined) return { file: undefined, config: {}, fromRoot: false }
+  return { file, config: yield* parse(file, text), fromRoot: !explicit }
 })

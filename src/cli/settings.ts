@@ -19,7 +19,7 @@ import type * as NodeWorkspace from "../../layers/NodeWorkspace.ts"
 import type * as Gate from "../Gate.ts"
 import type * as Policy from "../Policy.ts"
 import { defaultDeny } from "../Workspace.ts"
-import type { Config } from "./ConfigFile.ts"
+import { type Config, defaultFileName } from "./ConfigFile.ts"
 
 /**
  * A usage error: bad flag values, an unknown capability, a missing root.
@@ -72,6 +72,8 @@ export interface Flags {
  * @since 0.1.0
  */
 export interface Settings {
+  /** Things to tell the operator at start-up (a configuration file in the workspace that loosens the controls). */
+  readonly warnings: ReadonlyArray<string>
   readonly root: string
   readonly configFile: string | undefined
   readonly capabilities: ReadonlyArray<BundledId>
@@ -165,6 +167,59 @@ const limits = (given: {
 
 const mapRecord = <A, B>(record: { readonly [key: string]: A } | undefined, f: (a: A) => B) =>
   record === undefined ? undefined : Object.fromEntries(Object.entries(record).map(([k, v]) => [k, f(v)]))
+
+const interpreters = new Set([
+  "sh",
+  "bash",
+  "zsh",
+  "dash",
+  "ksh",
+  "fish",
+  "csh",
+  "tcsh",
+  "pwsh",
+  "powershell",
+  "cmd",
+  "python",
+  "python3",
+  "perl",
+  "ruby",
+  "env",
+  "xargs",
+  "sudo"
+])
+
+/**
+ * What a configuration file does that weakens the safety controls: pre-approved destructive tools, the audit
+ * log switched off, environment passed to commands, shells and interpreters allowed, the default deny list
+ * replaced. Said at start-up when such a file comes from the workspace.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import { loosenings } from "./src/cli/settings.ts"
+ *
+ * loosenings({ audit: { enabled: false } }) // => ["switches the audit log off"]
+ * ```
+ *
+ * @category safety
+ * @since 0.1.0
+ */
+export const loosenings = (config: Config): ReadonlyArray<string> => {
+  const found: Array<string> = []
+  const preApproved = config.confirmation?.preApproved ?? []
+  if (preApproved.length > 0) found.push(`pre-approves ${preApproved.join(", ")} (run without asking the user)`)
+  if (config.audit?.enabled === false) found.push("switches the audit log off")
+  if ((config.exec?.inheritEnv ?? []).length > 0) {
+    found.push(`passes ${config.exec!.inheritEnv.join(", ")} from the server's environment to commands`)
+  }
+  const commands = [...(config.exec?.commands ?? []), ...(config.exec?.additionalCommands ?? [])]
+    .map((rule) => (typeof rule === "string" ? rule : rule.command))
+    .filter((command) => interpreters.has(command.split("/").pop() ?? command) || command.includes("/"))
+  if (commands.length > 0) found.push(`allows ${commands.join(", ")} to be run`)
+  if (config.workspace?.deny !== undefined) found.push("replaces the default deny list for secrets")
+  return found
+}
 
 const logLevels = { debug: "Debug", info: "Info", warning: "Warn", error: "Error", none: "None" } as const
 
@@ -341,6 +396,8 @@ export const resolve = Effect.fnUntraced(function* (input: {
   readonly root: string
   readonly configFile: string | undefined
   readonly config: Config
+  /** The file was found in the root (not named by --config or MCP_RUNTIME_CONFIG): whoever controls the workspace may have written it. */
+  readonly configFromRoot?: boolean | undefined
   readonly flags: Flags
   readonly env: Readonly<Record<string, string | undefined>>
 }): Effect.fn.Return<Settings, UsageError> {
@@ -432,9 +489,33 @@ export const resolve = Effect.fnUntraced(function* (input: {
   const auditDeny =
     auditInRoot === undefined || auditInRoot.startsWith("..") || NodePath.isAbsolute(auditInRoot)
       ? []
-      : [`${auditInRoot.split(NodePath.sep).join("/")}*`]
+      : /[*?[\]]/.test(auditInRoot)
+        ? // A name with glob characters cannot be denied exactly: deny its directory (or the name as a pattern).
+          [
+            NodePath.dirname(auditInRoot) === "."
+              ? auditInRoot
+              : `${NodePath.dirname(auditInRoot).split(NodePath.sep).join("/")}/`
+          ]
+        : [`${auditInRoot.split(NodePath.sep).join("/")}*`]
   const http = config.http ?? {}
+  // The configuration files are denied to the workspace tools: the agent must not rewrite its own controls.
+  const configDeny = [defaultFileName]
+  if (input.configFile !== undefined) {
+    const relative = NodePath.relative(root, input.configFile)
+    if (!relative.startsWith("..") && !NodePath.isAbsolute(relative))
+      configDeny.push(relative.split(NodePath.sep).join("/"))
+  }
+  for (const [index, rule] of (config.gate?.rules ?? []).entries()) {
+    if (rule.principals !== undefined) {
+      return yield* new UsageError({
+        message:
+          `${file}: $.gate.rules[${index}].principals: the stdio and HTTP transports of mcp-runtime do not identify ` +
+          `callers, so this rule would never apply; remove it, or use a library server with a transport that does`
+      })
+    }
+  }
   return {
+    warnings: input.configFromRoot === true ? loosenings(config).map((what) => `${file} ${what}`) : [],
     root,
     configFile: input.configFile,
     capabilities,
@@ -453,7 +534,12 @@ export const resolve = Effect.fnUntraced(function* (input: {
     logLevel: yield* logLevelOf(input.env, config),
     workspace: {
       root,
-      deny: [...(workspaceConfig.deny ?? defaultDeny), ...(workspaceConfig.additionalDeny ?? []), ...auditDeny],
+      deny: [
+        ...(workspaceConfig.deny ?? defaultDeny),
+        ...(workspaceConfig.additionalDeny ?? []),
+        ...auditDeny,
+        ...configDeny
+      ],
       maxReadBytes: workspaceConfig.maxReadBytes
     },
     exec: config.exec,
