@@ -199,6 +199,26 @@ describe("gate and audit log over stdio", () => {
     }
   })
 
+  it("resources/read is gated too: a denied resource is a clear JSON-RPC error, an allowed one reads", async () => {
+    const root = makeRoot({
+      audit: { enabled: false },
+      gate: { rules: [{ effect: "deny", names: ["workspace_file"], methods: ["resources/read"] }] }
+    })
+    writeFileSync(join(root, "readme.md"), "# hi\n")
+    await withServer(root, {}, async ({ client }) => {
+      const error = await client.readResource({ uri: "workspace://readme.md" }).then(
+        () => undefined,
+        (e: unknown) => e as { code?: number; message?: string }
+      )
+      assert.isDefined(error)
+      assert.strictEqual(error!.code, -32600)
+      assert.include(error!.message, "not allowed")
+      // The tool reading the same file is not denied: the rule names the resource and the method.
+      const read = await call(client, "workspace_read", { path: "readme.md" })
+      assert.include(text(read), "# hi")
+    })
+  })
+
   it("the gate's default can make the configuration an allowlist", async () => {
     const root = makeRoot({
       audit: { enabled: false },
