@@ -147,6 +147,7 @@ const serve = Command.make(
       root,
       configFile: loaded.file,
       config: loaded.config,
+      configFromRoot: loaded.fromRoot,
       flags,
       env: process.env
     })
@@ -175,6 +176,15 @@ const serve = Command.make(
           ? "none"
           : `${settings.gate.rules.length} rules, default ${settings.gate.defaultEffect}`
     }
+    const warnings = Effect.forEach(
+      settings.warnings,
+      (warning) =>
+        Effect.logWarning(
+          `${warning}. A configuration file in the workspace can be written by whoever controls the workspace; ` +
+            `keep yours outside it (--config or MCP_RUNTIME_CONFIG) if that is not you.`
+        ),
+      { discard: true }
+    )
     const program = http
       ? Effect.gen(function* () {
           // Imported on demand: run from source, stdio never loads the HTTP transport; in the
@@ -216,7 +226,7 @@ const serve = Command.make(
         )
     // Outermost, so its scope closes (flushing the last spans) after the server
     // is done and before runMain's teardown exits the process.
-    return yield* program.pipe(
+    return yield* Effect.andThen(warnings, program).pipe(
       Effect.provideService(WorkspaceRoot, root),
       Effect.provideService(Confirmation, { preApproved: settings.preApproved }),
       Effect.provide(Layer.mergeAll(config, policy)),

@@ -152,10 +152,12 @@ describe("confirmation over stdio with the SDK client", () => {
 
   it("pre-approved tools run without asking", async () => {
     const root = makeRoot({ audit: { enabled: false }, confirmation: { preApproved: ["workspace_w*"] } })
-    await withServer(root, { elicitation: accept }, async ({ asked, client }) => {
+    await withServer(root, { elicitation: accept }, async ({ asked, client, stderr }) => {
       const result = await call(client, "workspace_write", { path: "a.txt", content: "x" })
       assert.isNotTrue(result.isError, text(result))
       assert.strictEqual(asked.length, 0)
+      // The file came from the workspace and loosens the controls: the operator is told at start-up.
+      assert.include(stderr(), "pre-approves workspace_w*")
     })
   })
 })
