@@ -207,6 +207,8 @@ describe("exec capability", () => {
       const inSub = yield* run(client, { command: "pwd", cwd: "sub" })
       assert.strictEqual(inSub.structuredContent.stdout, `${join(root, "sub")}\n`)
       assert.strictEqual(inSub.structuredContent.cwd, "sub")
+      const roundabout = yield* run(client, { command: "pwd", cwd: "./sub/../sub/" })
+      assert.strictEqual(roundabout.structuredContent.cwd, "sub")
     })
   )
 

@@ -61,6 +61,18 @@ class LineTail {
   }
 }
 
+// The working directory as the result reports it: relative to the root, normalized ("sub/../sub" is "sub"). The
+// runner has already checked that it stays under the root.
+const normalizeCwd = (cwd: string | undefined): string => {
+  const parts: Array<string> = []
+  for (const part of (cwd ?? "").split("/")) {
+    if (part === "" || part === ".") continue
+    if (part === "..") parts.pop()
+    else parts.push(part)
+  }
+  return parts.length === 0 ? "." : parts.join("/")
+}
+
 const maxProgressMessage = 500
 const clip = (text: string): string =>
   text.length <= maxProgressMessage ? text : `${text.slice(0, maxProgressMessage)}… (${text.length} characters)`
@@ -246,7 +258,7 @@ export const makeRun = (settings: ExecSettingsShape): Tool.Handled<CommandRunner
           runId: result.runId,
           command,
           args,
-          cwd: cwd ?? ".",
+          cwd: normalizeCwd(cwd),
           exitCode: result.exitCode,
           signal: result.signal,
           durationMs: result.durationMs,
