@@ -1,0 +1,436 @@
+/**
+ * What every `mcp-runtime` command shares: finding the root, loading the
+ * configuration, resolving the settings, and composing the server (kernel,
+ * bundled capabilities, policy, gate, audit log, confirmation) from them —
+ * over stdio or HTTP for `serve`, in memory for `surface`, `call` and
+ * `doctor`, through the same codec.
+ *
+ * @since 0.1.0
+ */
+import * as Effect from "effect/Effect"
+import * as FileSystem from "effect/FileSystem"
+import * as Flag from "effect/cli/Flag"
+import * as GlobalFlag from "effect/cli/GlobalFlag"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Path from "effect/Path"
+import * as References from "effect/References"
+import * as Schema from "effect/Schema"
+import type * as Scope from "effect/Scope"
+import * as Bundled from "../../capabilities/index.ts"
+import * as FileAuditLog from "../../layers/FileAuditLog.ts"
+import { Confirmation } from "../Confirmation.ts"
+import * as Gate from "../Gate.ts"
+import * as Kernel from "../Kernel.ts"
+import * as McpServer from "../McpServer.ts"
+import * as Policy from "../Policy.ts"
+import * as ServerConfig from "../ServerConfig.ts"
+import { makeMemory, Transport } from "../Transport.ts"
+import { WorkspaceRoot } from "../WorkspaceRoot.ts"
+import * as ConfigFile from "./ConfigFile.ts"
+import * as Settings from "./settings.ts"
+import { UsageError } from "./settings.ts"
+
+/**
+ * The flags every command takes to find its server: `--root`, `--config`,
+ * `--capabilities`.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import * as Command from "effect/cli/Command"
+ * import { commonFlags } from "./src/cli/compose.ts"
+ *
+ * const list = Command.make("list", { ...commonFlags })
+ * ```
+ *
+ * @category flags
+ * @since 0.1.0
+ */
+export const commonFlags = {
+  root: Flag.String("root").pipe(
+    Flag.withDescription("Root directory the server works in (default: the current directory)"),
+    Flag.optional
+  ),
+  config: Flag.String("config").pipe(
+    Flag.withDescription(
+      `Configuration file (default: $MCP_RUNTIME_CONFIG, else ${ConfigFile.defaultFileName} in the root when there is one)`
+    ),
+    Flag.optional
+  ),
+  capabilities: Flag.String("capabilities").pipe(
+    Flag.withDescription(
+      `Comma-separated capability ids to enable (default: ${Bundled.defaults.join(",")}; bundled: ${Object.keys(Bundled.bundled).join(",")})`
+    ),
+    Flag.optional
+  )
+}
+
+/**
+ * Serve's flags with nothing set: what the commands other than `serve` pass
+ * to `Settings.resolve` besides their own `--capabilities`.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import * as Option from "effect/Option"
+ * import { noServeFlags } from "./src/cli/compose.ts"
+ *
+ * const flags = { ...noServeFlags, capabilities: Option.some("system") }
+ * ```
+ *
+ * @category flags
+ * @since 0.1.0
+ */
+export const noServeFlags: Settings.Flags = {
+  capabilities: Option.none(),
+  maxMessageBytes: Option.none(),
+  shutdownGraceMs: Option.none(),
+  timeoutMs: Option.none(),
+  maxConcurrent: Option.none(),
+  maxQueued: Option.none(),
+  queueTimeoutMs: Option.none(),
+  onOverload: Option.none(),
+  maxResultBytes: Option.none(),
+  transport: Option.none(),
+  port: Option.none(),
+  host: Option.none(),
+  allowedHosts: Option.none(),
+  allowedOrigins: Option.none(),
+  sessionIdleMs: Option.none(),
+  resumeGraceMs: Option.none(),
+  auditLog: Option.none()
+}
+
+/**
+ * The root directory: `--root` resolved, which must be a directory.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import * as Option from "effect/Option"
+ * import { resolveRoot } from "./src/cli/compose.ts"
+ *
+ * const root = resolveRoot(Option.some("."))
+ * ```
+ *
+ * @category settings
+ * @since 0.1.0
+ */
+export const resolveRoot = Effect.fnUntraced(function* (
+  given: Option.Option<string>
+): Effect.fn.Return<string, UsageError, FileSystem.FileSystem | Path.Path> {
+  const fs = yield* FileSystem.FileSystem
+  const path = yield* Path.Path
+  const root = path.resolve(Option.getOrElse(given, () => "."))
+  const stat = yield* Effect.result(fs.stat(root))
+  if (stat._tag === "Failure" || stat.success.type !== "Directory") {
+    return yield* new UsageError({ message: `--root ${root}: not a directory` })
+  }
+  return root
+})
+
+/**
+ * Root, configuration file and settings, from a command's flags.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import * as Option from "effect/Option"
+ * import { loadSettings, noServeFlags } from "./src/cli/compose.ts"
+ *
+ * const settings = loadSettings({ root: Option.none(), config: Option.none(), flags: noServeFlags })
+ * ```
+ *
+ * @category settings
+ * @since 0.1.0
+ */
+export const loadSettings = Effect.fnUntraced(function* (options: {
+  readonly root: Option.Option<string>
+  readonly config: Option.Option<string>
+  readonly flags: Settings.Flags
+}): Effect.fn.Return<Settings.Settings, UsageError | ConfigFile.ConfigError, FileSystem.FileSystem | Path.Path> {
+  const root = yield* resolveRoot(options.root)
+  const loaded = yield* ConfigFile.load({ root, file: Option.getOrUndefined(options.config) })
+  return yield* Settings.resolve({
+    root,
+    configFile: loaded.file,
+    config: loaded.config,
+    configFromRoot: loaded.fromRoot,
+    flags: options.flags,
+    env: process.env
+  })
+})
+
+/**
+ * The server's layers, from the settings: the kernel with the bundled
+ * capabilities and the safety services (a gate when rules are configured,
+ * the audit log unless switched off) merged in, and the configuration layers
+ * (server configuration, policy).
+ *
+ * **Example**
+ *
+ * ```ts
+ * import { serverLayers } from "./src/cli/compose.ts"
+ *
+ * declare const settings: import("./src/cli/settings.ts").Settings
+ * const { capabilities, configuration } = serverLayers(settings)
+ * ```
+ *
+ * @category composition
+ * @since 0.1.0
+ */
+export const serverLayers = (settings: Settings.Settings) => ({
+  capabilities: Layer.mergeAll(
+    Bundled.layer(settings.capabilities, { workspace: settings.workspace, exec: settings.exec }),
+    settings.gate === undefined ? Layer.empty : Layer.succeed(Gate.Gate, Gate.fromRules(settings.gate)),
+    settings.audit === undefined ? Layer.empty : FileAuditLog.layer(settings.audit)
+  ),
+  kernel: Kernel.layer(),
+  configuration: Layer.mergeAll(
+    ServerConfig.layer({
+      name: "mcp-runtime",
+      instructions: "Tools are named <capability>_<tool>. Call system_info to see what this server provides.",
+      maxMessageBytes: settings.server.maxMessageBytes,
+      shutdownGraceMs: settings.server.shutdownGraceMs
+    }),
+    Policy.layer(settings.policy)
+  )
+})
+
+/**
+ * Provides what the server reads from its surroundings: the root and the
+ * confirmation pre-approvals.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import * as Effect from "effect/Effect"
+ * import { provideSurroundings } from "./src/cli/compose.ts"
+ *
+ * declare const settings: import("./src/cli/settings.ts").Settings
+ * const program = Effect.void.pipe(provideSurroundings(settings))
+ * ```
+ *
+ * @category composition
+ * @since 0.1.0
+ */
+export const provideSurroundings =
+  (settings: Settings.Settings) =>
+  <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+    effect.pipe(
+      Effect.provideService(WorkspaceRoot, settings.root),
+      Effect.provideService(Confirmation, { preApproved: settings.preApproved })
+    )
+
+/**
+ * A failure whose explanation was already printed (a tool's error, a
+ * surface diff, a doctor report): the binary exits with `exitCode` and adds
+ * nothing.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import { AlreadyReported } from "./src/cli/compose.ts"
+ *
+ * new AlreadyReported({ exitCode: 1, message: "system_echo failed" }).exitCode // => 1
+ * ```
+ *
+ * @category errors
+ * @since 0.1.0
+ */
+export class AlreadyReported extends Schema.TaggedError<AlreadyReported>()("AlreadyReported", {
+  exitCode: Schema.Number,
+  message: Schema.String
+}) {}
+
+/**
+ * Keeps the in-process server's log lines to warnings and errors (a
+ * command's output is not a log), unless `--log-level` says otherwise.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import * as Effect from "effect/Effect"
+ * import { quietLogs } from "./src/cli/compose.ts"
+ *
+ * const program = quietLogs(Effect.log("not shown"))
+ * ```
+ *
+ * @category composition
+ * @since 0.1.0
+ */
+export const quietLogs = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+  Effect.flatMap(Effect.serviceOption(GlobalFlag.LogLevel), (level) =>
+    Option.isSome(level) && Option.isSome(level.value)
+      ? effect
+      : Effect.provideService(effect, References.MinimumLogLevel, "Warn")
+  )
+
+/**
+ * A JSON-RPC error answered to an in-process request.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import { RpcError } from "./src/cli/compose.ts"
+ *
+ * new RpcError({ code: -32602, message: "Unknown tool", data: undefined }).code // => -32602
+ * ```
+ *
+ * @category errors
+ * @since 0.1.0
+ */
+export class RpcError extends Error {
+  readonly _tag = "RpcError"
+  readonly code: number
+  readonly data: unknown
+  constructor(options: { readonly code: number; readonly message: string; readonly data: unknown }) {
+    super(options.message)
+    this.code = options.code
+    this.data = options.data
+  }
+}
+
+/**
+ * A client of an in-process server, talking to it through the real framing
+ * and codec (newline-delimited JSON over a memory transport).
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface InProcessClient {
+  /** The server's `initialize` result. */
+  readonly initialized: any
+  /** The kernel of the server, for what the protocol does not say (capability versions). */
+  readonly kernel: Kernel.Kernel["Service"]
+  /** Sends a request and waits for its response; a JSON-RPC error fails with `RpcError`. */
+  readonly request: (method: string, params?: Record<string, unknown>) => Effect.Effect<any, RpcError>
+  /** Sends a notification. */
+  readonly notify: (method: string, params?: Record<string, unknown>) => Effect.Effect<void>
+  /** Every page of a paginated list, concatenated. */
+  readonly listAll: (method: string, key: string) => Effect.Effect<ReadonlyArray<any>, RpcError>
+}
+
+/**
+ * Starts the server composed from `settings` in this process, behind a
+ * memory transport, initializes it as a client with the given capabilities,
+ * and returns the client. Server-to-client requests go to `onRequest`
+ * (unanswered ones get −32601), notifications to `onNotification`.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import * as Effect from "effect/Effect"
+ * import { connectInProcess } from "./src/cli/compose.ts"
+ *
+ * declare const settings: import("./src/cli/settings.ts").Settings
+ * const tools = Effect.scoped(
+ *   Effect.flatMap(connectInProcess(settings), (client) => client.listAll("tools/list", "tools"))
+ * )
+ * ```
+ *
+ * @category composition
+ * @since 0.1.0
+ */
+export const connectInProcess = Effect.fnUntraced(function* (
+  settings: Settings.Settings,
+  options: {
+    readonly clientCapabilities?: Record<string, unknown> | undefined
+    readonly onRequest?: ((method: string, params: any) => Effect.Effect<unknown, RpcError>) | undefined
+    readonly onNotification?: ((method: string, params: any) => Effect.Effect<void>) | undefined
+  } = {}
+): Effect.fn.Return<InProcessClient, unknown, Scope.Scope> {
+  const layers = serverLayers(settings)
+  const context = yield* Layer.build(
+    layers.capabilities.pipe(Layer.provideMerge(layers.kernel), Layer.provideMerge(layers.configuration))
+  ).pipe(provideSurroundings(settings))
+  const kernel = yield* Effect.provide(Effect.service(Kernel.Kernel), context)
+  const { client, closeOutput, transport } = yield* makeMemory({ maxMessageBytes: settings.server.maxMessageBytes })
+  yield* McpServer.serve().pipe(
+    Effect.provideService(Transport, transport),
+    Effect.provide(context),
+    provideSurroundings(settings),
+    Effect.ensuring(closeOutput),
+    Effect.forkScoped
+  )
+  yield* Effect.addFinalizer(() => client.close)
+
+  let nextId = 1
+  const pending = new Map<number, (message: any) => void>()
+  const send = (message: unknown) => client.write(`${JSON.stringify(message)}\n`)
+  // One reader: responses go to their waiter, requests and notifications to the handlers.
+  yield* Effect.forkScoped(
+    Effect.forever(
+      Effect.gen(function* () {
+        const message = JSON.parse(yield* client.read)
+        if ("method" in message) {
+          if ("id" in message) {
+            const handler = options.onRequest
+            const answer =
+              handler === undefined
+                ? Effect.fail(
+                    new RpcError({ code: -32601, message: `Method not found: ${message.method}`, data: undefined })
+                  )
+                : handler(message.method, message.params)
+            yield* Effect.forkScoped(
+              answer.pipe(
+                Effect.matchEffect({
+                  onSuccess: (result) => send({ jsonrpc: "2.0", id: message.id, result }),
+                  onFailure: (error) =>
+                    send({ jsonrpc: "2.0", id: message.id, error: { code: error.code, message: error.message } })
+                })
+              )
+            )
+          } else if (options.onNotification !== undefined) {
+            yield* options.onNotification(message.method, message.params)
+          }
+          return
+        }
+        const waiter = pending.get(message.id)
+        if (waiter !== undefined) {
+          pending.delete(message.id)
+          waiter(message)
+        }
+      })
+    ).pipe(Effect.ignore)
+  )
+
+  const request = (method: string, params?: Record<string, unknown>): Effect.Effect<any, RpcError> =>
+    Effect.flatMap(
+      Effect.callback<any>((resume) => {
+        const id = nextId++
+        pending.set(id, (message) => resume(Effect.succeed(message)))
+        Effect.runFork(
+          send(params === undefined ? { jsonrpc: "2.0", id, method } : { jsonrpc: "2.0", id, method, params })
+        )
+      }),
+      (message) =>
+        message.error !== undefined
+          ? Effect.fail(
+              new RpcError({ code: message.error.code, message: message.error.message, data: message.error.data })
+            )
+          : Effect.succeed(message.result)
+    )
+  const notify = (method: string, params?: Record<string, unknown>) =>
+    send(params === undefined ? { jsonrpc: "2.0", method } : { jsonrpc: "2.0", method, params })
+  const listAll = (method: string, key: string): Effect.Effect<ReadonlyArray<any>, RpcError> =>
+    Effect.gen(function* () {
+      const items: Array<any> = []
+      let cursor: string | undefined
+      do {
+        const page = yield* request(method, cursor === undefined ? {} : { cursor })
+        items.push(...(page[key] as Array<any>))
+        cursor = page.nextCursor
+      } while (cursor !== undefined)
+      return items
+    })
+
+  const initialized = yield* request("initialize", {
+    protocolVersion: "2025-11-25",
+    capabilities: options.clientCapabilities ?? {},
+    clientInfo: { name: "mcp-runtime-cli", version: ServerConfig.packageVersion }
+  })
+  yield* notify("notifications/initialized")
+  return { request, notify, listAll, kernel, initialized }
+})

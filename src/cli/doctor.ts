@@ -1,0 +1,397 @@
+/**
+ * `mcp-runtime doctor`: checks what `serve` would run with — Node, the root,
+ * the configuration (every problem with its JSON path), the capabilities
+ * (really built), the host services and safety controls in use — and prints
+ * ready-to-paste client configuration. It reports everything it can and
+ * exits 1 when any check failed.
+ *
+ * @since 0.1.0
+ */
+import * as NodeFs from "node:fs"
+import * as NodePath from "node:path"
+import * as Command from "effect/cli/Command"
+import * as Flag from "effect/cli/Flag"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import { defaultExecSettings } from "../../capabilities/exec/settings.ts"
+import * as ServerConfig from "../ServerConfig.ts"
+import { AlreadyReported, commonFlags, connectInProcess, noServeFlags, quietLogs, resolveRoot } from "./compose.ts"
+import * as ConfigFile from "./ConfigFile.ts"
+import * as Settings from "./settings.ts"
+
+/**
+ * The oldest Node.js the binary runs on (the package's `engines.node`).
+ *
+ * **Example**
+ *
+ * ```ts
+ * import { requiredNode } from "./src/cli/doctor.ts"
+ *
+ * requiredNode // => "22.19.0"
+ * ```
+ *
+ * @category constants
+ * @since 0.1.0
+ */
+export const requiredNode = "22.19.0"
+
+/**
+ * One check of the report.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import type { Check } from "./src/cli/doctor.ts"
+ *
+ * const check: Check = { ok: true, title: "Node.js 24.21.0", details: [] }
+ * ```
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface Check {
+  readonly ok: boolean
+  readonly title: string
+  readonly details: ReadonlyArray<string>
+}
+
+/**
+ * The whole report: sections of checks, and the client configuration.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface Report {
+  readonly ok: boolean
+  readonly sections: ReadonlyArray<{ readonly name: string; readonly checks: ReadonlyArray<Check> }>
+  readonly clients: ReadonlyArray<{ readonly client: string; readonly where: string; readonly text: string }>
+}
+
+const atLeast = (version: string, required: string): boolean => {
+  const a = version.replace(/^v/, "").split(".").map(Number)
+  const b = required.split(".").map(Number)
+  for (let i = 0; i < 3; i++) {
+    if ((a[i] ?? 0) !== (b[i] ?? 0)) return (a[i] ?? 0) > (b[i] ?? 0)
+  }
+  return true
+}
+
+/** Whether the audit file can be appended to: the file itself, or the nearest existing directory above it. */
+const writable = (file: string): { readonly ok: boolean; readonly detail: string } => {
+  let target = file
+  while (!NodeFs.existsSync(target)) {
+    const parent = NodePath.dirname(target)
+    if (parent === target) break
+    target = parent
+  }
+  try {
+    NodeFs.accessSync(target, NodeFs.constants.W_OK)
+    return { ok: true, detail: target === file ? "exists and is writable" : `will be created (under ${target})` }
+  } catch (error) {
+    return { ok: false, detail: `not writable: ${target} (${(error as NodeJS.ErrnoException).code ?? String(error)})` }
+  }
+}
+
+const quoteArg = (arg: string) => (/^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, "'\\''")}'`)
+
+/**
+ * The client configuration snippets for the common MCP clients, running
+ * `node <script> serve --root <root>` (with `--config` when one was named).
+ *
+ * **Example**
+ *
+ * ```ts
+ * import { clientSnippets } from "./src/cli/doctor.ts"
+ *
+ * clientSnippets({ node: "/usr/bin/node", script: "/opt/mcp/dist/mcp-runtime.js", root: "/srv/p", config: undefined })[0]?.client
+ * // => "Claude Desktop"
+ * ```
+ *
+ * @category reports
+ * @since 0.1.0
+ */
+export const clientSnippets = (options: {
+  readonly node: string
+  readonly script: string
+  readonly root: string
+  readonly config: string | undefined
+}): Report["clients"] => {
+  const args = [options.script, "serve", "--root", options.root]
+  if (options.config !== undefined) args.push("--config", options.config)
+  const server = { command: options.node, args }
+  const mcpServers = JSON.stringify({ mcpServers: { "mcp-runtime": server } }, null, 2)
+  return [
+    {
+      client: "Claude Desktop",
+      where: "claude_desktop_config.json (Settings → Developer → Edit Config)",
+      text: mcpServers
+    },
+    {
+      client: "Claude Code",
+      where: "a shell, in the project",
+      text: `claude mcp add mcp-runtime -- ${[options.node, ...args].map(quoteArg).join(" ")}`
+    },
+    { client: "Cursor", where: ".cursor/mcp.json in the project (or ~/.cursor/mcp.json)", text: mcpServers },
+    {
+      client: "VS Code",
+      where: ".vscode/mcp.json in the project",
+      text: JSON.stringify({ servers: { "mcp-runtime": { type: "stdio", ...server } } }, null, 2)
+    }
+  ]
+}
+
+/**
+ * Runs every check and returns the report; never fails (a problem is a
+ * failed check).
+ *
+ * **Example**
+ *
+ * ```ts
+ * import * as Option from "effect/Option"
+ * import { diagnose } from "./src/cli/doctor.ts"
+ *
+ * const report = diagnose({ root: Option.none(), config: Option.none(), capabilities: Option.none() })
+ * ```
+ *
+ * @category reports
+ * @since 0.1.0
+ */
+export const diagnose = Effect.fnUntraced(function* (flags: {
+  readonly root: Option.Option<string>
+  readonly config: Option.Option<string>
+  readonly capabilities: Option.Option<string>
+}) {
+  const sections: Array<{ name: string; checks: Array<Check> }> = []
+  const section = (name: string) => {
+    const checks: Array<Check> = []
+    sections.push({ name, checks })
+    return checks
+  }
+
+  const runtime = section("Runtime")
+  runtime.push({
+    ok: atLeast(process.versions.node, requiredNode),
+    title: `Node.js ${process.versions.node}`,
+    details: atLeast(process.versions.node, requiredNode)
+      ? []
+      : [`mcp-runtime needs Node.js ${requiredNode} or newer; start it with a newer node`]
+  })
+  runtime.push({ ok: true, title: `mcp-runtime ${ServerConfig.packageVersion}`, details: [] })
+
+  const setup = section("Root and configuration")
+  const rootResult = yield* Effect.result(resolveRoot(flags.root))
+  if (rootResult._tag === "Failure") {
+    setup.push({ ok: false, title: "Root", details: [rootResult.failure.message] })
+    return finish(sections, undefined)
+  }
+  const root = rootResult.success
+  setup.push({ ok: true, title: `Root ${root}`, details: [] })
+  const loaded = yield* Effect.result(ConfigFile.load({ root, file: Option.getOrUndefined(flags.config) }))
+  let config: ConfigFile.Config = {}
+  let configFile: string | undefined
+  let fromRoot = false
+  if (loaded._tag === "Failure") {
+    setup.push({
+      ok: false,
+      title: `Configuration ${loaded.failure.file}: ${loaded.failure.problems.length} problem(s)`,
+      details: loaded.failure.problems.map((p) => `${p.path}: ${p.message}`)
+    })
+  } else {
+    config = loaded.success.config
+    configFile = loaded.success.file
+    fromRoot = loaded.success.fromRoot
+    setup.push({
+      ok: true,
+      title:
+        configFile === undefined
+          ? `Configuration: none (no ${ConfigFile.defaultFileName} in the root; defaults, flags and MCP_RUNTIME_* apply)`
+          : `Configuration ${configFile}: valid`,
+      details: []
+    })
+  }
+  const resolved = yield* Effect.result(
+    Settings.resolve({
+      root,
+      configFile,
+      config,
+      configFromRoot: fromRoot,
+      flags: { ...noServeFlags, capabilities: flags.capabilities },
+      env: process.env
+    })
+  )
+  if (resolved._tag === "Failure") {
+    setup.push({ ok: false, title: "Settings", details: [resolved.failure.message] })
+    return finish(sections, undefined)
+  }
+  const settings = resolved.success
+  for (const warning of settings.warnings) {
+    setup.push({ ok: true, title: "Warning", details: [warning] })
+  }
+
+  const capabilities = section("Capabilities")
+  const built = yield* Effect.result(
+    Effect.scoped(
+      Effect.map(connectInProcess({ ...settings, audit: undefined }), (client) => client.kernel.capabilities())
+    )
+  )
+  if (built._tag === "Failure") {
+    const error = built.failure as { readonly _tag?: string; readonly message?: string }
+    capabilities.push({
+      ok: false,
+      title: `The capabilities ${settings.capabilities.join(", ")} do not start`,
+      details: [`${error._tag ?? "Error"}: ${error.message ?? String(built.failure)}`]
+    })
+  } else {
+    for (const c of built.success) {
+      capabilities.push({
+        ok: true,
+        title: `${c.id} ${c.version} — ${c.description}`,
+        details: [
+          `tools: ${c.tools.join(", ") || "none"}`,
+          `resources: ${c.resources.join(", ") || "none"}`,
+          `prompts: ${c.prompts.join(", ") || "none"}`
+        ]
+      })
+    }
+  }
+
+  const services = section("Host services and safety controls")
+  services.push({
+    ok: true,
+    title: `Transport: ${settings.transport}`,
+    details:
+      settings.transport === "http"
+        ? [`http://${settings.http.host ?? "127.0.0.1"}:${settings.http.port ?? 3000}/mcp`]
+        : ["newline-delimited JSON-RPC on stdin/stdout"]
+  })
+  if (settings.capabilities.includes("workspace")) {
+    services.push({
+      ok: true,
+      title: `Workspace: ${root}`,
+      details: [`denied: ${(settings.workspace.deny ?? []).join(" ")}`]
+    })
+  }
+  if (settings.capabilities.includes("exec")) {
+    const exec = settings.exec ?? defaultExecSettings
+    const rules = [...exec.commands, ...exec.additionalCommands].map((rule) =>
+      typeof rule === "string" ? rule : `${rule.command}${rule.args === undefined ? "" : ` (${rule.args.join("|")})`}`
+    )
+    services.push({
+      ok: true,
+      title: "Command runner (exec)",
+      details: [
+        `allowed: ${rules.join(", ") || "nothing"}`,
+        `timeouts: ${exec.defaultTimeoutMs} ms by default, ${exec.maxTimeoutMs} ms at most`,
+        `environment passed on: the runner's allowlist${exec.inheritEnv.length > 0 ? ` + ${exec.inheritEnv.join(", ")}` : ""}`
+      ]
+    })
+  }
+  if (settings.audit === undefined) {
+    services.push({ ok: true, title: "Audit log: off", details: [] })
+  } else {
+    const check = writable(settings.audit.path)
+    services.push({ ok: check.ok, title: `Audit log: ${settings.audit.path}`, details: [check.detail] })
+  }
+  services.push({
+    ok: true,
+    title:
+      settings.gate === undefined
+        ? "Authorization gate: none (everything the capabilities offer is allowed)"
+        : `Authorization gate: ${settings.gate.rules.length} rule(s), default ${settings.gate.defaultEffect}`,
+    details: []
+  })
+  services.push({
+    ok: true,
+    title: `Confirmation: destructive tools ask the user${
+      settings.preApproved.length > 0 ? `, except the pre-approved ${settings.preApproved.join(", ")}` : ""
+    }`,
+    details: []
+  })
+
+  const script = NodePath.resolve(process.argv[1] ?? "dist/mcp-runtime.js")
+  return finish(
+    sections,
+    clientSnippets({ node: process.execPath, script, root, config: Option.getOrUndefined(flags.config) })
+  )
+})
+
+const finish = (
+  sections: ReadonlyArray<{ readonly name: string; readonly checks: ReadonlyArray<Check> }>,
+  clients: Report["clients"] | undefined
+): Report => ({
+  ok: sections.every((s) => s.checks.every((c) => c.ok)),
+  sections,
+  clients: clients ?? []
+})
+
+/**
+ * The report as text: a section per heading, `✓`/`✗` per check, then the
+ * client configuration.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import { render } from "./src/cli/doctor.ts"
+ *
+ * render({ ok: true, sections: [{ name: "Runtime", checks: [{ ok: true, title: "Node.js 24", details: [] }] }], clients: [] })
+ * // => "Runtime\n  ✓ Node.js 24\n\nAll checks passed.\n"
+ * ```
+ *
+ * @category reports
+ * @since 0.1.0
+ */
+export const render = (report: Report): string => {
+  let out = ""
+  for (const section of report.sections) {
+    out += `${section.name}\n`
+    for (const check of section.checks) {
+      out += `  ${check.ok ? "✓" : "✗"} ${check.title}\n`
+      for (const detail of check.details) out += `      ${detail}\n`
+    }
+    out += "\n"
+  }
+  if (report.clients.length > 0) {
+    out += "Client configuration\n"
+    for (const client of report.clients) {
+      out += `  ${client.client} — ${client.where}:\n`
+      out += `${client.text
+        .split("\n")
+        .map((line) => `    ${line}`)
+        .join("\n")}\n\n`
+    }
+  }
+  out += report.ok ? "All checks passed.\n" : "Some checks failed (✗ above).\n"
+  return out
+}
+
+/**
+ * The `doctor` command.
+ *
+ * **Example**
+ *
+ * ```sh
+ * mcp-runtime doctor --root /srv/project
+ * mcp-runtime doctor --json
+ * ```
+ *
+ * @category commands
+ * @since 0.1.0
+ */
+export const doctor = Command.make(
+  "doctor",
+  {
+    ...commonFlags,
+    json: Flag.Boolean("json").pipe(Flag.withDescription("Print the report as JSON"), Flag.withDefault(false))
+  },
+  Effect.fnUntraced(function* (flags) {
+    const report = yield* diagnose(flags)
+    process.stdout.write(flags.json ? `${JSON.stringify(report, null, 2)}\n` : render(report))
+    if (!report.ok) {
+      return yield* new AlreadyReported({ exitCode: 1, message: "doctor found problems" })
+    }
+  }, quietLogs)
+).pipe(
+  Command.withDescription(
+    "Check Node, the root, the configuration, the capabilities and the safety controls; print client configuration"
+  )
+)
