@@ -25,6 +25,8 @@ import * as Kernel from "../Kernel.ts"
 import * as McpServer from "../McpServer.ts"
 import * as Policy from "../Policy.ts"
 import * as ServerConfig from "../ServerConfig.ts"
+import * as MemoryClient from "../internal/memoryClient.ts"
+import type { RpcError } from "../internal/memoryClient.ts"
 import { makeMemory, Transport } from "../Transport.ts"
 import { WorkspaceRoot } from "../WorkspaceRoot.ts"
 import * as ConfigFile from "./ConfigFile.ts"
@@ -267,30 +269,14 @@ export const quietLogs = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effec
       : Effect.provideService(effect, References.MinimumLogLevel, "Warn")
   )
 
-/**
- * A JSON-RPC error answered to an in-process request.
- *
- * **Example**
- *
- * ```ts
- * import { RpcError } from "./src/cli/compose.ts"
- *
- * new RpcError({ code: -32602, message: "Unknown tool", data: undefined }).code // => -32602
- * ```
- *
- * @category errors
- * @since 0.1.0
- */
-export class RpcError extends Error {
-  readonly _tag = "RpcError"
-  readonly code: number
-  readonly data: unknown
-  constructor(options: { readonly code: number; readonly message: string; readonly data: unknown }) {
-    super(options.message)
-    this.code = options.code
-    this.data = options.data
-  }
-}
+export {
+  /**
+   * A JSON-RPC error answered to an in-process request.
+   *
+   * @since 0.1.0
+   */
+  RpcError
+} from "../internal/memoryClient.ts"
 
 /**
  * A client of an in-process server, talking to it through the real framing
@@ -356,76 +342,7 @@ export const connectInProcess = Effect.fnUntraced(function* (
   )
   yield* Effect.addFinalizer(() => client.close)
 
-  let nextId = 1
-  const pending = new Map<number, (message: any) => void>()
-  const send = (message: unknown) => client.write(`${JSON.stringify(message)}\n`)
-  // One reader: responses go to their waiter, requests and notifications to the handlers.
-  yield* Effect.forkScoped(
-    Effect.forever(
-      Effect.gen(function* () {
-        const message = JSON.parse(yield* client.read)
-        if ("method" in message) {
-          if ("id" in message) {
-            const handler = options.onRequest
-            const answer =
-              handler === undefined
-                ? Effect.fail(
-                    new RpcError({ code: -32601, message: `Method not found: ${message.method}`, data: undefined })
-                  )
-                : handler(message.method, message.params)
-            yield* Effect.forkScoped(
-              answer.pipe(
-                Effect.matchEffect({
-                  onSuccess: (result) => send({ jsonrpc: "2.0", id: message.id, result }),
-                  onFailure: (error) =>
-                    send({ jsonrpc: "2.0", id: message.id, error: { code: error.code, message: error.message } })
-                })
-              )
-            )
-          } else if (options.onNotification !== undefined) {
-            yield* options.onNotification(message.method, message.params)
-          }
-          return
-        }
-        const waiter = pending.get(message.id)
-        if (waiter !== undefined) {
-          pending.delete(message.id)
-          waiter(message)
-        }
-      })
-    ).pipe(Effect.ignore)
-  )
-
-  const request = (method: string, params?: Record<string, unknown>): Effect.Effect<any, RpcError> =>
-    Effect.flatMap(
-      Effect.callback<any>((resume) => {
-        const id = nextId++
-        pending.set(id, (message) => resume(Effect.succeed(message)))
-        Effect.runFork(
-          send(params === undefined ? { jsonrpc: "2.0", id, method } : { jsonrpc: "2.0", id, method, params })
-        )
-      }),
-      (message) =>
-        message.error !== undefined
-          ? Effect.fail(
-              new RpcError({ code: message.error.code, message: message.error.message, data: message.error.data })
-            )
-          : Effect.succeed(message.result)
-    )
-  const notify = (method: string, params?: Record<string, unknown>) =>
-    send(params === undefined ? { jsonrpc: "2.0", method } : { jsonrpc: "2.0", method, params })
-  const listAll = (method: string, key: string): Effect.Effect<ReadonlyArray<any>, RpcError> =>
-    Effect.gen(function* () {
-      const items: Array<any> = []
-      let cursor: string | undefined
-      do {
-        const page = yield* request(method, cursor === undefined ? {} : { cursor })
-        items.push(...(page[key] as Array<any>))
-        cursor = page.nextCursor
-      } while (cursor !== undefined)
-      return items
-    })
-
+  const { listAll, notify, request } = yield* MemoryClient.connect(client, options)
   const initialized = yield* request("initialize", {
     protocolVersion: "2025-11-25",
     capabilities: options.clientCapabilities ?? {},

@@ -1,0 +1,323 @@
+/**
+ * An in-memory MCP client for tests: the server runs in a fiber behind a
+ * memory transport and every message goes through the real framing and
+ * codec as text. Typed helpers list and call tools, read resources, get
+ * prompts and check error codes; server-to-client requests (elicitation,
+ * sampling, roots) are answered by handlers the test gives. Nothing in it
+ * uses real time, so a test can fork a call and move `TestClock`.
+ *
+ * @since 0.1.0
+ */
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import type * as Scope from "effect/Scope"
+import * as MemoryClient from "../internal/memoryClient.ts"
+import { RpcError } from "../internal/memoryClient.ts"
+import * as Kernel from "../Kernel.ts"
+import type { CallToolResult } from "../McpSchema.ts"
+import * as McpServer from "../McpServer.ts"
+import { makeMemory, Transport } from "../Transport.ts"
+
+export {
+  /**
+   * A JSON-RPC error response (`code`, `message`, `data`).
+   *
+   * @since 0.1.0
+   */
+  RpcError
+}
+
+/**
+ * A call's result was not the error the test expected.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import { UnexpectedResult } from "effect-mcp-runtime/testing"
+ *
+ * new UnexpectedResult({ message: "expected the error code denied, got a success" }).message
+ * ```
+ *
+ * @category errors
+ * @since 0.1.0
+ */
+export class UnexpectedResult extends Error {
+  readonly _tag = "UnexpectedResult"
+  readonly result: unknown
+  constructor(options: { readonly message: string; readonly result?: unknown }) {
+    super(options.message)
+    this.name = "UnexpectedResult"
+    this.result = options.result
+  }
+}
+
+/**
+ * A notification the client received.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface Notification {
+  readonly method: string
+  readonly params: any
+}
+
+/**
+ * A progress report delivered to `callTool`'s `onProgress`.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface ProgressReport {
+  readonly progress: number
+  readonly total?: number | undefined
+  readonly message?: string | undefined
+}
+
+/**
+ * How the test client presents itself and answers the server.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import * as Effect from "effect/Effect"
+ * import type { Options } from "effect-mcp-runtime/testing/TestClient"
+ *
+ * const options: Options = {
+ *   elicitation: () => Effect.succeed({ action: "accept", content: { confirm: true } }),
+ *   roots: [{ uri: "file:///srv/project", name: "project" }]
+ * }
+ * ```
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface Options {
+  /** The protocol version asked for in `initialize` (default `"2025-11-25"`). */
+  readonly protocolVersion?: string | undefined
+  /** Declares elicitation (form mode) and answers `elicitation/create` with the result it returns. */
+  readonly elicitation?: ((params: any) => Effect.Effect<unknown, RpcError>) | undefined
+  /** Declares sampling and answers `sampling/createMessage`. */
+  readonly sampling?: ((params: any) => Effect.Effect<unknown, RpcError>) | undefined
+  /** Declares roots and answers `roots/list` with them. */
+  readonly roots?: ReadonlyArray<{ readonly uri: string; readonly name?: string }> | undefined
+  /** The largest message the server accepts (default: the transport's). */
+  readonly maxMessageBytes?: number | undefined
+}
+
+/**
+ * The test client.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface TestClient {
+  /** The server's `initialize` result. */
+  readonly initialized: any
+  /** The server's kernel (its registries), for assertions the protocol does not expose. */
+  readonly kernel: Kernel.Kernel["Service"]
+  /** Every tool, all pages. */
+  readonly listTools: Effect.Effect<ReadonlyArray<any>, RpcError>
+  /** Calls a tool; progress reports go to `onProgress`. A tool error is a result with `isError: true`. */
+  readonly callTool: (
+    name: string,
+    args?: Record<string, unknown>,
+    options?: { readonly onProgress?: ((report: ProgressReport) => Effect.Effect<void>) | undefined }
+  ) => Effect.Effect<CallToolResult, RpcError>
+  /** Calls a tool and fails with `UnexpectedResult` unless it answers an error result with this code. */
+  readonly expectToolError: (
+    name: string,
+    args: Record<string, unknown> | undefined,
+    code: string
+  ) => Effect.Effect<CallToolResult, RpcError | UnexpectedResult>
+  /** Every static and listed resource, all pages. */
+  readonly listResources: Effect.Effect<ReadonlyArray<any>, RpcError>
+  /** Every resource template, all pages. */
+  readonly listResourceTemplates: Effect.Effect<ReadonlyArray<any>, RpcError>
+  /** `resources/read`: the contents. */
+  readonly readResource: (uri: string) => Effect.Effect<ReadonlyArray<any>, RpcError>
+  /** Every prompt, all pages. */
+  readonly listPrompts: Effect.Effect<ReadonlyArray<any>, RpcError>
+  /** `prompts/get`: the result (description, messages). */
+  readonly getPrompt: (name: string, args?: Record<string, string>) => Effect.Effect<any, RpcError>
+  /** Any request; a JSON-RPC error fails with `RpcError`. */
+  readonly request: (method: string, params?: Record<string, unknown>) => Effect.Effect<any, RpcError>
+  /** Sends a request without waiting: its id (for `cancel`) and the effect that waits for the response. */
+  readonly send: (
+    method: string,
+    params?: Record<string, unknown>
+  ) => Effect.Effect<{ readonly id: number; readonly response: Effect.Effect<any, RpcError> }>
+  /** Sends `notifications/cancelled` for a request. */
+  readonly cancel: (requestId: number, reason?: string) => Effect.Effect<void>
+  /** Any notification. */
+  readonly notify: (method: string, params?: Record<string, unknown>) => Effect.Effect<void>
+  /** The notifications received so far, oldest first. */
+  readonly notifications: Effect.Effect<ReadonlyArray<Notification>>
+}
+
+const errorMetaKey = "effect-mcp-runtime/error"
+
+/**
+ * The error code of a tool result (`_meta["effect-mcp-runtime/error"].code`),
+ * or `undefined` for a success.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import { TestClient } from "effect-mcp-runtime/testing"
+ *
+ * TestClient.errorCode({ isError: true, content: [], _meta: { "effect-mcp-runtime/error": { code: "denied" } } })
+ * // => "denied"
+ * ```
+ *
+ * @category results
+ * @since 0.1.0
+ */
+export const errorCode = (result: CallToolResult): string | undefined => {
+  if (result.isError !== true) return undefined
+  const details = result._meta?.[errorMetaKey] as { readonly code?: unknown } | undefined
+  return typeof details?.code === "string" ? details.code : "tool_error"
+}
+
+/**
+ * The text of a tool result's text content, joined by newlines.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import { TestClient } from "effect-mcp-runtime/testing"
+ *
+ * TestClient.text({ content: [{ type: "text", text: "hi" }] }) // => "hi"
+ * ```
+ *
+ * @category results
+ * @since 0.1.0
+ */
+export const text = (result: CallToolResult): string =>
+  result.content.map((item) => (item.type === "text" ? item.text : "")).join("\n")
+
+/**
+ * Starts a server with the given capabilities (over a fresh kernel) behind a
+ * memory transport, initializes it as a client, and returns the client. The
+ * server stops when the scope closes. Services the server reads from its
+ * context (a `Policy`, a `Gate`, an `AuditLog`, `ServerConfig`, the
+ * `Confirmation` settings) are provided around this effect.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import { assert, it } from "@effect/vitest"
+ * import * as Effect from "effect/Effect"
+ * import { TestClient } from "effect-mcp-runtime/testing"
+ * import { SystemCapability } from "effect-mcp-runtime/capabilities/system"
+ *
+ * it.effect("echoes", () =>
+ *   Effect.gen(function* () {
+ *     const client = yield* TestClient.make(SystemCapability)
+ *     const result = yield* client.callTool("system_echo", { text: "hi" })
+ *     assert.deepStrictEqual(result.structuredContent, { text: "hi" })
+ *   }).pipe(Effect.scoped)
+ * )
+ * ```
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const make = <E, R>(
+  capabilities: Layer.Layer<never, E, R>,
+  options: Options = {}
+): Effect.Effect<TestClient, E | RpcError, Scope.Scope | Exclude<R, Kernel.Kernel>> =>
+  Effect.gen(function* () {
+    const context = yield* Layer.build(capabilities.pipe(Layer.provideMerge(Kernel.layer())))
+    const kernel = yield* Effect.provide(Effect.service(Kernel.Kernel), context)
+    const { client, closeOutput, transport } = yield* makeMemory({ maxMessageBytes: options.maxMessageBytes })
+    yield* McpServer.serve().pipe(
+      Effect.provideService(Transport, transport),
+      Effect.provide(context),
+      Effect.ensuring(closeOutput),
+      Effect.forkScoped
+    )
+    yield* Effect.addFinalizer(() => client.close)
+
+    const received: Array<Notification> = []
+    const progressHandlers = new Map<string, (report: ProgressReport) => Effect.Effect<void>>()
+    const rpc = yield* MemoryClient.connect(client, {
+      onRequest: (method, params) => {
+        if (method === "elicitation/create" && options.elicitation !== undefined) return options.elicitation(params)
+        if (method === "sampling/createMessage" && options.sampling !== undefined) return options.sampling(params)
+        if (method === "roots/list" && options.roots !== undefined) return Effect.succeed({ roots: options.roots })
+        if (method === "ping") return Effect.succeed({})
+        return Effect.fail(new RpcError({ code: -32601, message: `Method not found: ${method}`, data: undefined }))
+      },
+      onNotification: (method, params) =>
+        Effect.suspend(() => {
+          received.push({ method, params })
+          if (method === "notifications/progress") {
+            const handler = progressHandlers.get(String(params?.progressToken))
+            if (handler !== undefined) {
+              return handler({ progress: params.progress, total: params.total, message: params.message })
+            }
+          }
+          return Effect.void
+        })
+    })
+    const capabilitiesDeclared: Record<string, unknown> = {}
+    if (options.elicitation !== undefined) capabilitiesDeclared.elicitation = { form: {} }
+    if (options.sampling !== undefined) capabilitiesDeclared.sampling = {}
+    if (options.roots !== undefined) capabilitiesDeclared.roots = { listChanged: true }
+    const initialized = yield* rpc.request("initialize", {
+      protocolVersion: options.protocolVersion ?? "2025-11-25",
+      capabilities: capabilitiesDeclared,
+      clientInfo: { name: "effect-mcp-runtime-testing", version: "1" }
+    })
+    yield* rpc.notify("notifications/initialized")
+
+    let nextToken = 1
+    const callTool: TestClient["callTool"] = (name, args, callOptions) =>
+      Effect.suspend(() => {
+        const onProgress = callOptions?.onProgress
+        const token = onProgress === undefined ? undefined : `test-progress-${nextToken++}`
+        if (token !== undefined) progressHandlers.set(token, onProgress!)
+        const params: Record<string, unknown> = { name }
+        if (args !== undefined) params.arguments = args
+        if (token !== undefined) params._meta = { progressToken: token }
+        return rpc
+          .request("tools/call", params)
+          .pipe(
+            Effect.ensuring(Effect.sync(() => token !== undefined && progressHandlers.delete(token)))
+          ) as Effect.Effect<CallToolResult, RpcError>
+      })
+
+    return {
+      initialized,
+      kernel,
+      listTools: rpc.listAll("tools/list", "tools"),
+      callTool,
+      expectToolError: (name, args, code) =>
+        Effect.flatMap(callTool(name, args), (result) => {
+          const got = errorCode(result)
+          return got === code
+            ? Effect.succeed(result)
+            : Effect.fail(
+                new UnexpectedResult({
+                  message:
+                    got === undefined
+                      ? `expected ${name} to fail with the error code ${code}, but it succeeded: ${text(result)}`
+                      : `expected ${name} to fail with the error code ${code}, got ${got}: ${text(result)}`,
+                  result
+                })
+              )
+        }),
+      listResources: rpc.listAll("resources/list", "resources"),
+      listResourceTemplates: rpc.listAll("resources/templates/list", "resourceTemplates"),
+      readResource: (uri) => Effect.map(rpc.request("resources/read", { uri }), (result) => result.contents),
+      listPrompts: rpc.listAll("prompts/list", "prompts"),
+      getPrompt: (name, args) => rpc.request("prompts/get", args === undefined ? { name } : { name, arguments: args }),
+      request: rpc.request,
+      send: rpc.send,
+      cancel: (requestId, reason) =>
+        rpc.notify("notifications/cancelled", reason === undefined ? { requestId } : { requestId, reason }),
+      notify: rpc.notify,
+      notifications: Effect.sync(() => [...received])
+    } satisfies TestClient
+  })

@@ -1,0 +1,171 @@
+/**
+ * The public test kit (`effect-mcp-runtime/testing`) on the bundled
+ * capabilities: TestClient helpers, TestClock-driven timeouts, scripted
+ * elicitation, FakeCommandRunner (scripts, records, progress, the log store,
+ * cancellation).
+ */
+import { assert, describe, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
+import { TestClock } from "effect/testing"
+import { ExecCapability } from "../capabilities/exec/index.ts"
+import { defaultExecSettings, ExecSettings } from "../capabilities/exec/settings.ts"
+import { SystemCapability } from "../capabilities/system/index.ts"
+import * as Capability from "../src/Capability.ts"
+import * as Policy from "../src/Policy.ts"
+import * as ServerConfig from "../src/ServerConfig.ts"
+import { FakeCommandRunner, TestClient } from "../src/testing.ts"
+import * as Tool from "../src/Tool.ts"
+
+const quiet = ServerConfig.layer({ shutdownGraceMs: 0 })
+
+/** exec over a fake runner (allowing npm and git), and the fake. */
+const execWith = (scripts: ReadonlyArray<FakeCommandRunner.Script>) => {
+  const fake = FakeCommandRunner.make(scripts)
+  const layer = ExecCapability.pipe(
+    Layer.provide(Layer.succeed(ExecSettings, { ...defaultExecSettings, commands: ["npm", "git"] })),
+    Layer.provide(fake.layer)
+  )
+  return { fake, layer }
+}
+
+const npmTest: FakeCommandRunner.Script = {
+  command: "npm",
+  args: ["test"],
+  lines: [
+    ["stdout", "> test"],
+    ["stdout", "3 passing"],
+    ["stderr", "1 warning"]
+  ],
+  exitCode: 0,
+  durationMs: 3000
+}
+
+const yieldMany = Effect.repeat(Effect.yieldNow, { times: 20 })
+
+describe("TestClient", () => {
+  it.effect("lists and calls tools through the real codec", () =>
+    Effect.gen(function* () {
+      const client = yield* TestClient.make(SystemCapability)
+      const tools = yield* client.listTools
+      assert.includeMembers(
+        tools.map((tool) => tool.name),
+        ["system_echo", "system_info", "system_time"]
+      )
+      const result = yield* client.callTool("system_echo", { text: "hi" })
+      assert.deepStrictEqual(result.structuredContent, { text: "hi" })
+      assert.strictEqual(TestClient.text(result), JSON.stringify({ text: "hi" }))
+      assert.strictEqual(client.initialized.serverInfo.name, "effect-mcp-runtime")
+    }).pipe(Effect.scoped, Effect.provide(quiet))
+  )
+
+  it.effect("expectToolError passes on the expected code and fails readably otherwise", () =>
+    Effect.gen(function* () {
+      const client = yield* TestClient.make(Layer.merge(execWith([]).layer, SystemCapability), {
+        elicitation: () => Effect.succeed({ action: "accept", content: { confirm: true } })
+      })
+      yield* client.expectToolError("exec_run", { command: "rm", args: ["-rf", "/"] }, "command_not_allowed")
+      const wrong = yield* Effect.flip(client.expectToolError("system_echo", { text: "x" }, "denied"))
+      assert.include(wrong.message, "expected system_echo to fail with the error code denied")
+      const unknown = yield* Effect.flip(client.callTool("nope"))
+      assert.strictEqual(unknown.code, -32602)
+    }).pipe(Effect.scoped, Effect.provide(quiet))
+  )
+
+  it.effect("a timeout under TestClock: the call ends with the timeout error, no real time spent", () =>
+    Effect.gen(function* () {
+      const slow = Tool.make("slow", {
+        description: "Sleeps for a minute.",
+        input: Schema.Struct({}),
+        annotations: { readOnlyHint: true }
+      }).pipe(Tool.handle(() => Effect.as(Effect.sleep("1 minute"), "done")))
+      const client = yield* TestClient.make(
+        Capability.make({ id: "t", description: "slow things", version: "1" }, Effect.succeed({ tools: [slow] }))
+      )
+      const fiber = yield* Effect.forkChild(client.callTool("t_slow", {}))
+      yield* yieldMany
+      yield* TestClock.adjust("2 seconds")
+      const result = yield* Fiber.join(fiber)
+      assert.strictEqual(TestClient.errorCode(result), "timeout")
+    }).pipe(Effect.scoped, Effect.provide(Layer.merge(quiet, Policy.layer({ timeout: "1 second" }))))
+  )
+})
+
+describe("FakeCommandRunner with the exec capability", () => {
+  it.effect("scripted elicitation confirms the call; the run, its lines and the log are the script's", () =>
+    Effect.gen(function* () {
+      const asked: Array<string> = []
+      const exec = execWith([npmTest])
+      const client = yield* TestClient.make(exec.layer, {
+        elicitation: (params) => {
+          asked.push(params.message)
+          return Effect.succeed({ action: "accept", content: { confirm: true } })
+        }
+      })
+      const progress: Array<string> = []
+      const fiber = yield* Effect.forkChild(
+        client.callTool(
+          "exec_run",
+          { command: "npm", args: ["test"] },
+          { onProgress: (report) => Effect.sync(() => progress.push(report.message ?? "")) }
+        )
+      )
+      yield* yieldMany
+      yield* TestClock.adjust("4 seconds")
+      const result = yield* Fiber.join(fiber)
+      assert.isNotTrue(result.isError, TestClient.text(result))
+      assert.strictEqual(asked.length, 1)
+      assert.include(asked[0]!, '"command": "npm"')
+      const output = result.structuredContent as { exitCode: number; stdout: string; stderr: string; log: string }
+      assert.strictEqual(output.exitCode, 0)
+      assert.strictEqual(output.stdout, "> test\n3 passing\n")
+      assert.strictEqual(output.stderr, "1 warning\n")
+      assert.includeMembers(progress, ["$ npm test", "3 passing", "stderr: 1 warning"])
+      const calls = yield* exec.fake.calls
+      assert.deepStrictEqual(
+        calls.map((call) => [call.command, call.args]),
+        [["npm", ["test"]]]
+      )
+      const [log] = yield* client.readResource(output.log)
+      assert.include(log.text, "3 passing")
+    }).pipe(Effect.scoped, Effect.provide(Layer.merge(quiet, Policy.layer({ progressInterval: 0 }))))
+  )
+
+  it.effect("declined: nothing runs; an unscripted command is command_not_found", () =>
+    Effect.gen(function* () {
+      const exec = execWith([npmTest])
+      const client = yield* TestClient.make(exec.layer, {
+        elicitation: () => Effect.succeed({ action: "decline" })
+      })
+      yield* client.expectToolError("exec_run", { command: "npm", args: ["test"] }, "not_confirmed")
+      assert.strictEqual((yield* exec.fake.calls).length, 0)
+      const accepting = yield* TestClient.make(execWith([]).layer, {
+        elicitation: () => Effect.succeed({ action: "accept", content: { confirm: true } })
+      })
+      yield* accepting.expectToolError("exec_run", { command: "git", args: ["status"] }, "command_not_found")
+    }).pipe(Effect.scoped, Effect.provide(quiet))
+  )
+
+  it.effect("cancelling a call interrupts the fake run: no response, the run stored as interrupted", () =>
+    Effect.gen(function* () {
+      const client = yield* TestClient.make(
+        execWith([{ command: "npm", args: ["test"], lines: [["stdout", "starting"]], durationMs: 60_000 }]).layer,
+        { elicitation: () => Effect.succeed({ action: "accept", content: { confirm: true } }) }
+      )
+      const { id } = yield* client.send("tools/call", {
+        name: "exec_run",
+        arguments: { command: "npm", args: ["test"] }
+      })
+      yield* yieldMany
+      yield* TestClock.adjust("10 seconds")
+      yield* client.cancel(id, "the test cancels")
+      yield* yieldMany
+      const logs = yield* client.listResources
+      assert.strictEqual(logs.length, 1)
+      const [log] = yield* client.readResource(logs[0].uri)
+      assert.include(log.text, "interrupted")
+    }).pipe(Effect.scoped, Effect.provide(quiet))
+  )
+})
