@@ -30,7 +30,7 @@
  * @since 0.1.0
  */
 import { constants } from "node:fs"
-import * as fs from "node:fs/promises"
+import * as nodeFs from "node:fs/promises"
 import * as nodePath from "node:path"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -63,6 +63,86 @@ import {
 import { WorkspaceRoot } from "../src/WorkspaceRoot.ts"
 
 /**
+ * What the workspace needs of a file system: a subset of `node:fs/promises`
+ * (the default). The test kit's in-memory workspace gives it a file system
+ * in memory, so both run the very same checks.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import type { FileSystem } from "effect-mcp-runtime/layers/NodeWorkspace"
+ *
+ * const realpathOnly: Pick<FileSystem, "realpath"> = { realpath: async (path) => path }
+ * ```
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface FileSystem {
+  readonly realpath: (path: string) => Promise<string>
+  readonly stat: (path: string) => Promise<FileStats>
+  readonly lstat: (path: string) => Promise<FileStats>
+  readonly readlink: (path: string) => Promise<string>
+  readonly readdir: {
+    (path: string): Promise<Array<string>>
+    (path: string, options: { readonly withFileTypes: true }): Promise<Array<DirectoryEntry>>
+  }
+  readonly mkdir: (path: string, options: { readonly recursive: true }) => Promise<unknown>
+  readonly unlink: (path: string) => Promise<void>
+  readonly open: (path: string, flags: number, mode?: number) => Promise<FileHandle>
+}
+
+/**
+ * The parts of `fs.Stats` the workspace reads.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface FileStats {
+  readonly isFile: () => boolean
+  readonly isDirectory: () => boolean
+  readonly isSymbolicLink: () => boolean
+  readonly size: number
+  readonly mtimeMs: number
+}
+
+/**
+ * The parts of `fs.Dirent` the workspace reads.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface DirectoryEntry {
+  readonly name: string
+  readonly isFile: () => boolean
+  readonly isDirectory: () => boolean
+}
+
+/**
+ * The parts of `fs.promises.FileHandle` the workspace uses.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface FileHandle {
+  readonly fd: number
+  readonly close: () => Promise<void>
+  readonly read: (
+    buffer: Uint8Array,
+    offset: number,
+    length: number,
+    position: number
+  ) => Promise<{ readonly bytesRead: number }>
+  readonly readFile: {
+    (): Promise<Buffer>
+    (encoding: "utf8"): Promise<string>
+  }
+  readonly stat: () => Promise<FileStats>
+  readonly truncate: (length: number) => Promise<void>
+  readonly writeFile: (data: Uint8Array | string) => Promise<void>
+}
+
+/**
  * The options of the Node workspace.
  *
  * **Example**
@@ -91,6 +171,8 @@ export interface Options {
   readonly maxSearchBytes?: number | undefined
   /** Larger files are skipped by `search` (default `searchLimits.maxFileBytes`, 1 MiB). */
   readonly maxSearchFileBytes?: number | undefined
+  /** The file system (default `node:fs/promises`); the test kit's in-memory workspace passes its own. */
+  readonly fileSystem?: FileSystem | undefined
 }
 
 const listHint = "call workspace_list to see the files"
@@ -174,7 +256,7 @@ const attempt = <A>(path: string, operation: string, run: () => Promise<A>): Eff
   Effect.tryPromise({ try: run, catch: (error) => mapError(path, operation, error) })
 
 // `undefined` when nothing is there (ENOENT, or ENOTDIR: a file used as a directory).
-const lstatIfExists = (path: string, absolute: string) =>
+const lstatIfExistsIn = (fs: FileSystem, path: string, absolute: string) =>
   Effect.tryPromise({
     try: () => fs.lstat(absolute),
     catch: (error) => error
@@ -357,6 +439,8 @@ const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&
  * @since 0.1.0
  */
 export const make = Effect.fnUntraced(function* (options: Options = {}) {
+  const fs: FileSystem = options.fileSystem ?? (nodeFs as unknown as FileSystem)
+  const lstatIfExists = (path: string, absolute: string) => lstatIfExistsIn(fs, path, absolute)
   const configured = nodePath.resolve(options.root ?? (yield* WorkspaceRoot))
   const root = yield* attempt(configured, "realpath", () => fs.realpath(configured))
   const rootStat = yield* attempt(configured, "stat", () => fs.stat(root))
@@ -436,7 +520,7 @@ export const make = Effect.fnUntraced(function* (options: Options = {}) {
   })
 
   // After open: the descriptor must be a regular file, and (Linux) still under the root.
-  const checkOpened = Effect.fnUntraced(function* (path: string, handle: fs.FileHandle) {
+  const checkOpened = Effect.fnUntraced(function* (path: string, handle: FileHandle) {
     const stat = yield* attempt(path, "fstat", () => handle.stat())
     if (stat.isDirectory()) {
       return yield* new WrongKind({
@@ -461,7 +545,7 @@ export const make = Effect.fnUntraced(function* (options: Options = {}) {
     path: string,
     absolute: string,
     flags: number,
-    use: (handle: fs.FileHandle) => Effect.Effect<A, WorkspaceError>
+    use: (handle: FileHandle) => Effect.Effect<A, WorkspaceError>
   ) =>
     Effect.acquireUseRelease(
       attempt(path, "open", () => fs.open(absolute, flags | constants.O_NOFOLLOW | constants.O_NONBLOCK, 0o666)),

@@ -22,6 +22,13 @@ export * as TestClient from "./testing/TestClient.ts"
 export * as FakeCommandRunner from "./testing/FakeCommandRunner.ts"
 
 /**
+ * An in-memory `Workspace`: the Node workspace on a file system in memory.
+ *
+ * @since 0.1.0
+ */
+export * as MemoryWorkspace from "./testing/MemoryWorkspace.ts"
+
+/**
  * A JSON-RPC error response.
  *
  * @since 0.1.0

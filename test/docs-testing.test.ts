@@ -9,9 +9,10 @@ import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import { TestClock } from "effect/testing"
 import { ExecCapability } from "../capabilities/exec/index.ts"
+import { WorkspaceCapability } from "../capabilities/workspace/index.ts"
 import * as Capability from "../src/Capability.ts"
 import * as Policy from "../src/Policy.ts"
-import { FakeCommandRunner, TestClient } from "../src/testing.ts"
+import { FakeCommandRunner, MemoryWorkspace, TestClient } from "../src/testing.ts"
 import * as Tool from "../src/Tool.ts"
 
 // -- the capability under test --------------------------------------------------
@@ -101,5 +102,21 @@ describe("exec with a fake command runner", () => {
         [["test"]]
       )
     }).pipe(Effect.scoped, Effect.provide(Policy.layer({ progressInterval: 0 })))
+  )
+})
+
+describe("the workspace capability on an in-memory workspace", () => {
+  it.effect("reads, refuses secrets, and writes into memory", () =>
+    Effect.gen(function* () {
+      const memory = MemoryWorkspace.make({ "README.md": "# Hello\n", ".env": "SECRET=1\n" })
+      const client = yield* TestClient.make(WorkspaceCapability.pipe(Layer.provide(memory.layer)), {
+        elicitation: () => Effect.succeed({ action: "accept", content: { confirm: true } })
+      })
+      const read = yield* client.callTool("workspace_read", { path: "README.md" })
+      assert.include(TestClient.text(read), "# Hello")
+      yield* client.expectToolError("workspace_read", { path: ".env" }, "path_rejected:denied")
+      yield* client.callTool("workspace_write", { path: "notes/todo.md", content: "- test it\n" })
+      assert.strictEqual((yield* memory.files)["notes/todo.md"], "- test it\n")
+    }).pipe(Effect.scoped)
   )
 })
