@@ -1,37 +1,20 @@
 /**
  * The `mcp-runtime` commands other than `serve`, run as the built binary:
- * doctor, capabilities list, surface (print, write, check with a diff), call
- * (results, errors, exit codes, confirmation, progress), help and version.
+ * doctor, capabilities list, call (results, errors, exit codes, confirmation,
+ * progress, on a pipe and on a terminal), help and version. `surface` has its
+ * own file, test/surface.test.ts.
  */
 import { spawnSync } from "node:child_process"
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
-import { tmpdir } from "node:os"
+import { existsSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
+import { makeTempDirs, runCli as run } from "./integration/CliProcess.ts"
 import { assertBuilt, binaryPath, repoRoot } from "./integration/ServerProcess.ts"
 
 beforeAll(assertBuilt)
-
-const dirs: Array<string> = []
-afterAll(() => {
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
-})
-const tempRoot = (files: Record<string, string> = {}): string => {
-  const dir = mkdtempSync(join(tmpdir(), "mcp-cli-"))
-  dirs.push(dir)
-  for (const [name, content] of Object.entries(files)) writeFileSync(join(dir, name), content)
-  return dir
-}
-
-const run = (args: ReadonlyArray<string>, options: { readonly cwd?: string } = {}) => {
-  const result = spawnSync(process.execPath, [binaryPath, ...args], {
-    encoding: "utf8",
-    cwd: options.cwd ?? repoRoot,
-    stdio: ["ignore", "pipe", "pipe"],
-    timeout: 30_000
-  })
-  return { code: result.status, stdout: result.stdout, stderr: result.stderr }
-}
+const temp = makeTempDirs()
+afterAll(temp.removeAll)
+const tempRoot = temp.make
 
 describe("mcp-runtime --help and --version", () => {
   it("lists every command, and prints the package version", () => {
@@ -58,7 +41,10 @@ describe("mcp-runtime doctor", () => {
     ]) {
       assert.include(result.stdout, section)
     }
-    assert.include(result.stdout, "workspace_apply_patch")
+    assert.include(result.stdout, "workspace_write (destructive, asks for confirmation)")
+    assert.include(result.stdout, "workspace_read (read-only)")
+    assert.include(result.stdout, "resource templates: workspace_file (workspace://{+path})")
+    assert.include(result.stdout, "Audit log:")
     assert.include(result.stdout, "allowed: node, npm, npx, pnpm, yarn, git, tsc")
     assert.include(result.stdout, `"command": "${process.execPath}"`)
     assert.include(result.stdout, binaryPath)
@@ -78,6 +64,29 @@ describe("mcp-runtime doctor", () => {
     assert.include(result.stdout, '$.gate.rules[0].effect: Expected "allow" | "deny", got "alow"')
     assert.include(result.stdout, "$.tyop: unknown key")
     assert.include(result.stdout, "system_echo") // the capabilities were still built
+    assert.include(result.stdout, "Claude Desktop")
+    assert.include(result.stdout, "Some checks failed")
+  })
+
+  it("a bad MCP_RUNTIME_* value and an unknown capability are failed checks; the rest is still reported", () => {
+    const result = run(["doctor", "--root", tempRoot()], { env: { MCP_RUNTIME_TIMEOUT_MS: "soon" } })
+    assert.strictEqual(result.code, 1)
+    assert.include(result.stdout, "✗ Settings")
+    assert.include(result.stdout, "MCP_RUNTIME_TIMEOUT_MS=soon: expected a whole number")
+    assert.include(result.stdout, "exec_run (destructive, asks for confirmation)")
+    const unknown = run(["doctor", "--root", tempRoot(), "--capabilities", "system,nope"])
+    assert.strictEqual(unknown.code, 1)
+    assert.include(unknown.stdout, "unknown capability: nope")
+  })
+
+  it("a root that is not a directory, and an audit log that cannot be written: exit 1", () => {
+    const missing = run(["doctor", "--root", join(tempRoot(), "nope")])
+    assert.strictEqual(missing.code, 1)
+    assert.include(missing.stdout, "✗ Root")
+    const root = tempRoot({ "file.txt": "x" })
+    const audit = run(["doctor", "--root", root, "--audit-log", join(root, "file.txt", "audit.jsonl")])
+    assert.strictEqual(audit.code, 1)
+    assert.match(audit.stdout, /✗ Audit log: .*audit\.jsonl/)
   })
 
   it("--json gives the same report as data", () => {
@@ -104,36 +113,13 @@ describe("mcp-runtime capabilities list", () => {
     assert.include(byId.exec.capabilities[0].tools, "exec_run")
     assert.deepStrictEqual(byId.conformance.capabilities.map((c: { id: string }) => c.id).sort(), ["json", "test"])
   })
-})
 
-describe("mcp-runtime surface", () => {
-  it("the repository's surface.json is the surface of the default capabilities", () => {
-    const result = run(["surface", "--check", join(repoRoot, "surface.json")])
-    assert.strictEqual(
-      result.code,
-      0,
-      `The public surface changed. If that is intended, run \`node dist/mcp-runtime.js surface --write surface.json\`.\n${result.stdout}${result.stderr}`
-    )
-  })
-
-  it("--check on a changed surface: exit 1, a readable diff and how to update", () => {
-    const locked = readFileSync(join(repoRoot, "surface.json"), "utf8").replace(
-      '"name": "system_echo"',
-      '"name": "system_ping"'
-    )
-    const dir = tempRoot({ "old.json": locked })
-    const result = run(["surface", "--check", join(dir, "old.json")])
-    assert.strictEqual(result.code, 1)
-    assert.include(result.stdout, '-      "name": "system_ping"')
-    assert.include(result.stdout, '+      "name": "system_echo"')
-    assert.match(result.stdout, /@@ -\d+,\d+ \+\d+,\d+ @@/)
-    assert.include(result.stderr, "mcp-runtime surface --write")
-  })
-
-  it("--write then --check round-trips; the surface does not depend on the root's files", () => {
-    const dir = tempRoot({ "a.txt": "x" })
-    assert.strictEqual(run(["surface", "--root", dir, "--write", join(dir, "s.json")]).code, 0)
-    assert.strictEqual(run(["surface", "--check", join(dir, "s.json")]).code, 0)
+  it("as text: each bundle, enabled by default or not, with counts", () => {
+    const result = run(["capabilities", "list", "--root", tempRoot()])
+    assert.strictEqual(result.code, 0, result.stderr)
+    assert.include(result.stdout, "system (enabled by default)")
+    assert.include(result.stdout, "conformance (not enabled by default)")
+    assert.include(result.stdout, "tools (2): exec_run, exec_commands")
   })
 })
 
@@ -182,6 +168,19 @@ describe("mcp-runtime call", () => {
     assert.strictEqual(readFileSync(join(root, "a.txt"), "utf8"), "x")
   })
 
+  it("the call is audited like any other; --audit-log off skips it", () => {
+    const root = tempRoot()
+    const audit = join(tempRoot(), "audit.jsonl")
+    const result = run(["call", "system_echo", "--root", root, "--audit-log", audit, "--args", '{"text":"hi"}'])
+    assert.strictEqual(result.code, 0, result.stderr)
+    const entries = readFileSync(audit, "utf8")
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line))
+    assert.isTrue(entries.some((entry) => JSON.stringify(entry).includes("system_echo")))
+    assert.strictEqual(run(["call", "system_echo", "--root", root, "--audit-log", "off"]).code, 1)
+  })
+
   it("progress notifications show on stderr, one line each when it is not a terminal", () => {
     const script =
       "console.log('first'); setTimeout(() => console.log('second'), 300); setTimeout(() => console.log('third'), 600)"
@@ -199,6 +198,65 @@ describe("mcp-runtime call", () => {
     assert.include(result.stderr, "progress: second")
     assert.include(result.stderr, "progress: third")
     assert.strictEqual(JSON.parse(result.stdout).exitCode, 0)
+  })
+})
+
+describe("mcp-runtime call on a terminal", () => {
+  // util-linux `script` gives the binary a pseudo-terminal; elsewhere (macOS's `script` differs) this is skipped.
+  const hasScript = spawnSync("script", ["-qec", "true", "/dev/null"], { stdio: "ignore" }).status === 0
+  const onTerminal = (args: ReadonlyArray<string>, input: string) => {
+    const quote = (arg: string) => `'${arg.replace(/'/g, "'\\''")}'`
+    const command = [process.execPath, binaryPath, ...args].map(quote).join(" ")
+    const result = spawnSync("sh", ["-c", `(sleep 1.5; printf '${input}') | script -qec ${quote(command)} /dev/null`], {
+      encoding: "utf8",
+      cwd: repoRoot,
+      timeout: 30_000
+    })
+    return { code: result.status, output: result.stdout }
+  }
+
+  it.skipIf(!hasScript)("a destructive tool asks y/N; n refuses, y runs", () => {
+    const root = tempRoot()
+    const args = [
+      "call",
+      "workspace_write",
+      "--root",
+      root,
+      "--audit-log",
+      "off",
+      "--args",
+      '{"path":"a.txt","content":"x"}'
+    ]
+    const declined = onTerminal(args, "n\\n")
+    assert.include(declined.output, "Allow workspace_write to run?")
+    assert.include(declined.output, "Run it? [y/N]")
+    assert.include(declined.output, "did not allow workspace_write to run")
+    assert.isFalse(existsSync(join(root, "a.txt")))
+    const accepted = onTerminal(args, "y\\n")
+    assert.include(accepted.output, '"created": true')
+    assert.strictEqual(readFileSync(join(root, "a.txt"), "utf8"), "x")
+  })
+
+  it.skipIf(!hasScript)("progress is one line redrawn in place", () => {
+    const script = "console.log('first'); setTimeout(() => console.log('second'), 300)"
+    const result = onTerminal(
+      [
+        "call",
+        "exec_run",
+        "--root",
+        tempRoot(),
+        "--audit-log",
+        "off",
+        "--yes",
+        "--args",
+        JSON.stringify({ command: "node", args: ["-e", script] })
+      ],
+      ""
+    )
+    assert.include(result.output, "\r\x1b[2K")
+    assert.include(result.output, "second")
+    assert.notInclude(result.output, "progress: ")
+    assert.include(result.output, '"exitCode": 0')
   })
 })
 

@@ -15,6 +15,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import {
   AlreadyReported,
+  auditLogFlag,
   commonFlags,
   connectInProcess,
   loadSettings,
@@ -88,6 +89,7 @@ export const call = Command.make(
   "call",
   {
     ...commonFlags,
+    auditLog: auditLogFlag,
     tool: Argument.String("tool").pipe(Argument.withDescription("The tool's public name, e.g. system_echo")),
     args: Flag.String("args").pipe(
       Flag.withDescription('The arguments as a JSON object, e.g. \'{"text":"hi"}\' (default {})'),
@@ -115,7 +117,7 @@ export const call = Command.make(
     const settings = yield* loadSettings({
       root: flags.root,
       config: flags.config,
-      flags: { ...noServeFlags, capabilities: flags.capabilities }
+      flags: { ...noServeFlags, capabilities: flags.capabilities, auditLog: flags.auditLog }
     })
     const interactive = process.stdin.isTTY === true && process.stderr.isTTY === true
     const progress = makeProgress(process.stderr.isTTY === true)
@@ -154,8 +156,9 @@ export const call = Command.make(
             message: `unknown tool ${flags.tool}. The tools of this server: ${tools.map((t) => t.name).join(", ")}`
           })
         }
-        const destructive = tool.inputSchema?.properties?.confirm !== undefined
-        const callArgs = destructive && flags.yes ? { ...args, confirm: true } : args
+        // The registry says whether the tool needs confirmation; --yes gives it as the `confirm` argument.
+        const confirms = client.kernel.tool(flags.tool)?.confirms === true
+        const callArgs = confirms && flags.yes ? { ...args, confirm: true } : args
         const result = yield* client.request("tools/call", {
           name: flags.tool,
           arguments: callArgs,

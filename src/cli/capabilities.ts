@@ -10,9 +10,8 @@ import * as NodePath from "node:path"
 import * as Command from "effect/cli/Command"
 import * as Flag from "effect/cli/Flag"
 import * as Effect from "effect/Effect"
-import * as Option from "effect/Option"
 import * as Bundled from "../../capabilities/index.ts"
-import { connectInProcess, loadSettings, noServeFlags, quietLogs } from "./compose.ts"
+import { commonFlags, connectInProcess, loadSettings, noServeFlags, quietLogs } from "./compose.ts"
 import type { Settings } from "./settings.ts"
 
 /**
@@ -107,14 +106,17 @@ export const bundleReports = (settings: Settings) =>
 const list = Command.make(
   "list",
   {
+    root: commonFlags.root,
     config: Flag.String("config").pipe(
-      Flag.withDescription("Configuration file (its exec and workspace settings shape what is listed)"),
+      Flag.withDescription(
+        "Configuration file (default: $MCP_RUNTIME_CONFIG, else mcp-runtime.json in the root when there is one); its exec and workspace settings shape what is listed"
+      ),
       Flag.optional
     ),
     json: Flag.Boolean("json").pipe(Flag.withDescription("Print JSON instead of a table"), Flag.withDefault(false))
   },
   Effect.fnUntraced(function* (flags) {
-    const settings = yield* loadSettings({ root: Option.none(), config: flags.config, flags: noServeFlags })
+    const settings = yield* loadSettings({ root: flags.root, config: flags.config, flags: noServeFlags })
     const reports = yield* bundleReports(settings)
     if (flags.json) {
       process.stdout.write(`${JSON.stringify(reports, null, 2)}\n`)

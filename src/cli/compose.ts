@@ -69,6 +69,30 @@ export const commonFlags = {
 }
 
 /**
+ * `--audit-log FILE|off`: where the tool calls are audited (JSONL), or `off`.
+ * Taken by the commands that run tools or check the audit log (`serve`,
+ * `call`, `doctor`).
+ *
+ * **Example**
+ *
+ * ```ts
+ * import * as Command from "effect/cli/Command"
+ * import { auditLogFlag, commonFlags } from "./src/cli/compose.ts"
+ *
+ * const run = Command.make("run", { ...commonFlags, auditLog: auditLogFlag })
+ * ```
+ *
+ * @category flags
+ * @since 0.1.0
+ */
+export const auditLogFlag = Flag.String("audit-log").pipe(
+  Flag.withDescription(
+    "Audit log file (JSONL), or off (default: a file per root under $XDG_STATE_HOME/mcp-runtime/audit, else ~/.local/state/...)"
+  ),
+  Flag.optional
+)
+
+/**
  * Serve's flags with nothing set: what the commands other than `serve` pass
  * to `Settings.resolve` besides their own `--capabilities`.
  *

@@ -15,7 +15,15 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { defaultExecSettings } from "../../capabilities/exec/settings.ts"
 import * as ServerConfig from "../ServerConfig.ts"
-import { AlreadyReported, commonFlags, connectInProcess, noServeFlags, quietLogs, resolveRoot } from "./compose.ts"
+import {
+  AlreadyReported,
+  auditLogFlag,
+  commonFlags,
+  connectInProcess,
+  noServeFlags,
+  quietLogs,
+  resolveRoot
+} from "./compose.ts"
 import * as ConfigFile from "./ConfigFile.ts"
 import * as Settings from "./settings.ts"
 
@@ -64,8 +72,112 @@ export interface Check {
 export interface Report {
   readonly ok: boolean
   readonly sections: ReadonlyArray<{ readonly name: string; readonly checks: ReadonlyArray<Check> }>
+  /** What each capability registered, read from the kernel's registries (empty when they did not start). */
+  readonly capabilities: ReadonlyArray<CapabilityReport>
   readonly clients: ReadonlyArray<{ readonly client: string; readonly where: string; readonly text: string }>
 }
+
+/**
+ * One registered capability as `doctor` reports it: its tools with their
+ * safety marks, its static resources, resource templates and prompts.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import type { CapabilityReport } from "./src/cli/doctor.ts"
+ *
+ * const system: CapabilityReport = {
+ *   id: "system",
+ *   version: "0.1.0",
+ *   description: "Server information, the current time, and an echo",
+ *   tools: [{ name: "system_echo", readOnly: true, destructive: false, confirms: false }],
+ *   resources: [],
+ *   templates: [],
+ *   prompts: []
+ * }
+ * ```
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface CapabilityReport {
+  readonly id: string
+  readonly version: string
+  readonly description: string
+  readonly tools: ReadonlyArray<{
+    readonly name: string
+    readonly readOnly: boolean
+    readonly destructive: boolean
+    /** Runs only once the user confirms it (see docs/confirmation.md). */
+    readonly confirms: boolean
+  }>
+  readonly resources: ReadonlyArray<{ readonly name: string; readonly uri: string | undefined }>
+  readonly templates: ReadonlyArray<{ readonly name: string; readonly uriTemplate: string | undefined }>
+  readonly prompts: ReadonlyArray<{ readonly name: string; readonly arguments: ReadonlyArray<string> }>
+}
+
+const toolMarks = (tool: CapabilityReport["tools"][number]): string => {
+  const marks = [
+    ...(tool.readOnly ? ["read-only"] : []),
+    ...(tool.destructive ? ["destructive"] : []),
+    ...(tool.confirms ? ["asks for confirmation"] : [])
+  ]
+  return marks.length === 0 ? tool.name : `${tool.name} (${marks.join(", ")})`
+}
+
+/**
+ * Builds the capabilities the settings name, in process and as `serve`
+ * would (audit log off), and reads the kernel's registries: a capability
+ * that fails to register fails with its typed error.
+ */
+const inspectCapabilities = (settings: Settings.Settings) =>
+  Effect.scoped(
+    Effect.gen(function* () {
+      const client = yield* connectInProcess({ ...settings, audit: undefined })
+      const offered = (key: string) => client.initialized.capabilities?.[key] !== undefined
+      const kernel = client.kernel
+      const summaries = kernel.capabilities()
+      // The URIs come from the lists a client sees; the names from the registries.
+      const templates = offered("resources")
+        ? yield* client.listAll("resources/templates/list", "resourceTemplates")
+        : []
+      const uriTemplates = new Map<string, string>(templates.map((t) => [t.name, t.uriTemplate]))
+      const statics = summaries.flatMap((c) => c.resources).filter((name) => !uriTemplates.has(name))
+      const uris = new Map<string, string>()
+      if (statics.length > 0 && offered("resources")) {
+        // Static resources come first in resources/list: stop once they are all seen (the rest is the root's files).
+        let cursor: string | undefined
+        do {
+          const page = yield* client.request("resources/list", cursor === undefined ? {} : { cursor })
+          for (const r of page.resources as ReadonlyArray<{ name: string; uri: string }>) uris.set(r.name, r.uri)
+          cursor = page.nextCursor
+        } while (cursor !== undefined && statics.some((name) => !uris.has(name)))
+      }
+      const prompts = offered("prompts") ? yield* client.listAll("prompts/list", "prompts") : []
+      const promptArguments = new Map<string, ReadonlyArray<string>>(
+        prompts.map((p) => [p.name, (p.arguments ?? []).map((a: { name: string }) => a.name)])
+      )
+      return summaries.map((c): CapabilityReport => ({
+        id: c.id,
+        version: c.version,
+        description: c.description,
+        tools: c.tools.map((name) => {
+          const tool = kernel.tool(name)
+          return {
+            name,
+            readOnly: tool?.annotations?.readOnlyHint === true,
+            destructive: tool?.annotations?.destructiveHint === true,
+            confirms: tool?.confirms === true
+          }
+        }),
+        resources: c.resources.filter((name) => !uriTemplates.has(name)).map((name) => ({ name, uri: uris.get(name) })),
+        templates: c.resources
+          .filter((name) => uriTemplates.has(name))
+          .map((name) => ({ name, uriTemplate: uriTemplates.get(name) })),
+        prompts: c.prompts.map((name) => ({ name, arguments: promptArguments.get(name) ?? [] }))
+      }))
+    })
+  )
 
 const atLeast = (version: string, required: string): boolean => {
   const a = version.replace(/^v/, "").split(".").map(Number)
@@ -84,12 +196,23 @@ const writable = (file: string): { readonly ok: boolean; readonly detail: string
     if (parent === target) break
     target = parent
   }
+  const isDirectory = NodeFs.statSync(target).isDirectory()
+  if (target === file && isDirectory) return { ok: false, detail: "is a directory, not a file" }
+  if (target !== file && !isDirectory) {
+    return { ok: false, detail: `cannot be created: ${target} is not a directory` }
+  }
   try {
     NodeFs.accessSync(target, NodeFs.constants.W_OK)
     return { ok: true, detail: target === file ? "exists and is writable" : `will be created (under ${target})` }
   } catch (error) {
     return { ok: false, detail: `not writable: ${target} (${(error as NodeJS.ErrnoException).code ?? String(error)})` }
   }
+}
+
+// Where Claude Desktop keeps its configuration (it is made for macOS and Windows).
+const claudeDesktopConfig: Partial<Record<NodeJS.Platform, string>> = {
+  darwin: "~/Library/Application Support/Claude/claude_desktop_config.json",
+  win32: "%APPDATA%\\Claude\\claude_desktop_config.json"
 }
 
 const quoteArg = (arg: string) => (/^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, "'\\''")}'`)
@@ -123,7 +246,7 @@ export const clientSnippets = (options: {
   return [
     {
       client: "Claude Desktop",
-      where: "claude_desktop_config.json (Settings → Developer → Edit Config)",
+      where: `${claudeDesktopConfig[process.platform] ?? "claude_desktop_config.json"} (Settings → Developer → Edit Config)`,
       text: mcpServers
     },
     {
@@ -150,7 +273,12 @@ export const clientSnippets = (options: {
  * import * as Option from "effect/Option"
  * import { diagnose } from "./src/cli/doctor.ts"
  *
- * const report = diagnose({ root: Option.none(), config: Option.none(), capabilities: Option.none() })
+ * const report = diagnose({
+ *   root: Option.none(),
+ *   config: Option.none(),
+ *   capabilities: Option.none(),
+ *   auditLog: Option.none()
+ * })
  * ```
  *
  * @category reports
@@ -160,6 +288,7 @@ export const diagnose = Effect.fnUntraced(function* (flags: {
   readonly root: Option.Option<string>
   readonly config: Option.Option<string>
   readonly capabilities: Option.Option<string>
+  readonly auditLog: Option.Option<string>
 }) {
   const sections: Array<{ name: string; checks: Array<Check> }> = []
   const section = (name: string) => {
@@ -209,31 +338,45 @@ export const diagnose = Effect.fnUntraced(function* (flags: {
       details: []
     })
   }
-  const resolved = yield* Effect.result(
-    Settings.resolve({
-      root,
-      configFile,
-      config,
-      configFromRoot: fromRoot,
-      flags: { ...noServeFlags, capabilities: flags.capabilities },
-      env: process.env
-    })
+  // A settings error is reported, then the rest is checked with less: without the MCP_RUNTIME_* variables,
+  // then without the file too, then with the defaults.
+  const withoutVariables = Object.fromEntries(
+    Object.entries(process.env).filter(([name]) => !name.startsWith("MCP_RUNTIME_"))
   )
-  if (resolved._tag === "Failure") {
-    setup.push({ ok: false, title: "Settings", details: [resolved.failure.message] })
-    return finish(sections, undefined)
+  const attempts: ReadonlyArray<readonly [ConfigFile.Config, Record<string, string | undefined>, Settings.Flags]> = [
+    [config, process.env, { ...noServeFlags, capabilities: flags.capabilities, auditLog: flags.auditLog }],
+    [config, withoutVariables, { ...noServeFlags, capabilities: flags.capabilities, auditLog: flags.auditLog }],
+    [{}, withoutVariables, { ...noServeFlags, capabilities: flags.capabilities, auditLog: flags.auditLog }],
+    [{}, withoutVariables, noServeFlags]
+  ]
+  let settings: Settings.Settings | undefined
+  for (const [index, [attemptConfig, env, attemptFlags]] of attempts.entries()) {
+    const resolved = yield* Effect.result(
+      Settings.resolve({
+        root,
+        configFile,
+        config: attemptConfig,
+        configFromRoot: fromRoot,
+        flags: attemptFlags,
+        env
+      })
+    )
+    if (resolved._tag === "Success") {
+      settings = resolved.success
+      break
+    }
+    if (index === 0) {
+      setup.push({ ok: false, title: "Settings", details: [resolved.failure.message] })
+    }
   }
-  const settings = resolved.success
+  if (settings === undefined) return finish(sections, undefined)
   for (const warning of settings.warnings) {
     setup.push({ ok: true, title: "Warning", details: [warning] })
   }
 
   const capabilities = section("Capabilities")
-  const built = yield* Effect.result(
-    Effect.scoped(
-      Effect.map(connectInProcess({ ...settings, audit: undefined }), (client) => client.kernel.capabilities())
-    )
-  )
+  const built = yield* Effect.result(inspectCapabilities(settings))
+  let registered: ReadonlyArray<CapabilityReport> = []
   if (built._tag === "Failure") {
     const error = built.failure as { readonly _tag?: string; readonly message?: string }
     capabilities.push({
@@ -242,14 +385,20 @@ export const diagnose = Effect.fnUntraced(function* (flags: {
       details: [`${error._tag ?? "Error"}: ${error.message ?? String(built.failure)}`]
     })
   } else {
-    for (const c of built.success) {
+    registered = built.success
+    for (const c of registered) {
       capabilities.push({
         ok: true,
         title: `${c.id} ${c.version} — ${c.description}`,
         details: [
-          `tools: ${c.tools.join(", ") || "none"}`,
-          `resources: ${c.resources.join(", ") || "none"}`,
-          `prompts: ${c.prompts.join(", ") || "none"}`
+          `tools: ${c.tools.map(toolMarks).join(", ") || "none"}`,
+          `resources: ${c.resources.map((r) => (r.uri === undefined ? r.name : `${r.name} (${r.uri})`)).join(", ") || "none"}`,
+          `resource templates: ${
+            c.templates
+              .map((t) => (t.uriTemplate === undefined ? t.name : `${t.name} (${t.uriTemplate})`))
+              .join(", ") || "none"
+          }`,
+          `prompts: ${c.prompts.map((p) => (p.arguments.length === 0 ? p.name : `${p.name}(${p.arguments.join(", ")})`)).join(", ") || "none"}`
         ]
       })
     }
@@ -311,16 +460,24 @@ export const diagnose = Effect.fnUntraced(function* (flags: {
   const script = NodePath.resolve(process.argv[1] ?? "dist/mcp-runtime.js")
   return finish(
     sections,
-    clientSnippets({ node: process.execPath, script, root, config: Option.getOrUndefined(flags.config) })
+    clientSnippets({
+      node: process.execPath,
+      script,
+      root,
+      config: fromRoot ? undefined : (configFile ?? Option.getOrUndefined(flags.config))
+    }),
+    registered
   )
 })
 
 const finish = (
   sections: ReadonlyArray<{ readonly name: string; readonly checks: ReadonlyArray<Check> }>,
-  clients: Report["clients"] | undefined
+  clients: Report["clients"] | undefined,
+  capabilities: ReadonlyArray<CapabilityReport> = []
 ): Report => ({
   ok: sections.every((s) => s.checks.every((c) => c.ok)),
   sections,
+  capabilities,
   clients: clients ?? []
 })
 
@@ -333,7 +490,12 @@ const finish = (
  * ```ts
  * import { render } from "./src/cli/doctor.ts"
  *
- * render({ ok: true, sections: [{ name: "Runtime", checks: [{ ok: true, title: "Node.js 24", details: [] }] }], clients: [] })
+ * render({
+ *   ok: true,
+ *   sections: [{ name: "Runtime", checks: [{ ok: true, title: "Node.js 24", details: [] }] }],
+ *   capabilities: [],
+ *   clients: []
+ * })
  * // => "Runtime\n  ✓ Node.js 24\n\nAll checks passed.\n"
  * ```
  *
@@ -381,6 +543,7 @@ export const doctor = Command.make(
   "doctor",
   {
     ...commonFlags,
+    auditLog: auditLogFlag,
     json: Flag.Boolean("json").pipe(Flag.withDescription("Print the report as JSON"), Flag.withDefault(false))
   },
   Effect.fnUntraced(function* (flags) {

@@ -16,7 +16,7 @@ import * as References from "effect/References"
 import * as StdioTransport from "../../layers/StdioTransport.ts"
 import * as Tracing from "../../layers/Tracing.ts"
 import * as McpServer from "../McpServer.ts"
-import { commonFlags, loadSettings, provideSurroundings, serverLayers } from "./compose.ts"
+import { auditLogFlag, commonFlags, loadSettings, provideSurroundings, serverLayers } from "./compose.ts"
 import { UsageError } from "./settings.ts"
 
 /**
@@ -35,12 +35,7 @@ export const serve = Command.make(
   "serve",
   {
     ...commonFlags,
-    auditLog: Flag.String("audit-log").pipe(
-      Flag.withDescription(
-        "Audit log file (JSONL), or off (default: a file per root under $XDG_STATE_HOME/mcp-runtime/audit, else ~/.local/state/...)"
-      ),
-      Flag.optional
-    ),
+    auditLog: auditLogFlag,
     maxMessageBytes: Flag.Int("max-message-bytes").pipe(
       Flag.withDescription("Largest incoming message, in bytes (default 4194304)"),
       Flag.optional
