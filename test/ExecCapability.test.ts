@@ -6,10 +6,16 @@
  * runner errors mapped to tool errors with suggestions, progress streamed
  * while a command runs, cancellation and timeout killing the whole process
  * tree (checked against the real process table), and the `logs://run/{id}`
- * resource.
+ * resource. Most tests go through the test kit's TestClient; the ones that
+ * follow the exact order of messages (progress while a command waits, the
+ * process tree killed by cancellation or timeout) read the raw stream. The
+ * last block runs exec over the kit's FakeCommandRunner: what the capability
+ * asks the runner, and what it makes of the runner's answers and errors, in
+ * no real time.
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import { TestClock } from "effect/testing"
 import { execFileSync } from "node:child_process"
@@ -21,12 +27,13 @@ import { ExecCapability } from "../capabilities/exec/index.ts"
 import { listPage } from "../capabilities/exec/runLog.ts"
 import { defaultExecSettings, ExecSettings, type ExecSettingsShape } from "../capabilities/exec/settings.ts"
 import * as NodeCommandRunner from "../layers/NodeCommandRunner.ts"
-import type { RunSummary } from "../src/CommandRunner.ts"
+import { CwdOutsideRoot, type RunSummary, SpawnFailed } from "../src/CommandRunner.ts"
 import { Confirmation } from "../src/Confirmation.ts"
 import * as Policy from "../src/Policy.ts"
 import * as ServerConfig from "../src/ServerConfig.ts"
+import { FakeCommandRunner, type RpcError, TestClient } from "../src/testing.ts"
 import { WorkspaceRoot } from "../src/WorkspaceRoot.ts"
-import { start, type TestClient } from "./support/memory.ts"
+import { start, type TestClient as RawClient } from "./support/memory.ts"
 
 const root = realpathSync(mkdtempSync(join(tmpdir(), "exec-capability-")))
 mkdirSync(join(root, "sub"))
@@ -40,33 +47,45 @@ const testSettings: ExecSettingsShape = {
   additionalCommands: [{ command: "git", args: ["diff"] }, "no-such-command-4f3a"]
 }
 
+/** The services around the server: no grace, the policy, confirmations pre-approved, the root. */
+const around = (policy: Parameters<typeof Policy.layer>[0]) =>
+  Layer.mergeAll(
+    ServerConfig.layer({ shutdownGraceMs: 0 }),
+    Policy.layer(policy),
+    // The user's confirmation is not what is tested here (see Confirmation.test.ts).
+    Layer.succeed(Confirmation, { preApproved: ["exec_*"] }),
+    Layer.succeed(WorkspaceRoot, root)
+  )
+
+const realExec = (settings: ExecSettingsShape) =>
+  ExecCapability.pipe(
+    Layer.provide(NodeCommandRunner.layer({ killGrace: "300 millis" })),
+    Layer.provide(Layer.succeed(ExecSettings, settings))
+  )
+
+/** A test client over exec with the real runner. */
 const setup = (settings: ExecSettingsShape = testSettings, policy: Parameters<typeof Policy.layer>[0] = {}) =>
+  TestClient.make(realExec(settings)).pipe(Effect.provide(around(policy)))
+
+/** The raw client (every message in order), for the tests that follow the stream message by message. */
+const setupRaw = (settings: ExecSettingsShape = testSettings, policy: Parameters<typeof Policy.layer>[0] = {}) =>
   Effect.gen(function* () {
-    const capability = ExecCapability.pipe(
-      Layer.provide(NodeCommandRunner.layer({ killGrace: "300 millis" })),
-      Layer.provide(Layer.succeed(ExecSettings, settings))
-    )
-    const client = yield* start(capability).pipe(
-      Effect.provide(
-        Layer.mergeAll(
-          ServerConfig.layer({ shutdownGraceMs: 0 }),
-          Policy.layer(policy),
-          // The user's confirmation is not what is tested here (see Confirmation.test.ts).
-          Layer.succeed(Confirmation, { preApproved: ["exec_*"] }),
-          Layer.succeed(WorkspaceRoot, root)
-        )
-      )
-    )
+    const client = yield* start(realExec(settings)).pipe(Effect.provide(around(policy)))
     yield* client.initialize()
     return client
   })
 
-const run = (client: TestClient, args: Record<string, unknown>) =>
-  Effect.map(client.request("tools/call", { name: "exec_run", arguments: args }), (response) => response.result)
+const run = (client: TestClient.TestClient, args: Record<string, unknown>): Effect.Effect<any, RpcError> =>
+  client.callTool("exec_run", args)
 
-const code = (result: any): string | undefined => result._meta?.["effect-mcp-runtime/error"]?.code
+const code = (result: any): string | undefined => TestClient.errorCode(result)
 
-const readLog = (client: TestClient, uri: string) => client.request("resources/read", { uri })
+const readLog = (client: TestClient.TestClient, uri: string) =>
+  Effect.map(client.readResource(uri), (contents) => contents[0])
+
+const rawCode = (result: any): string | undefined => result._meta?.["effect-mcp-runtime/error"]?.code
+
+const rawReadLog = (client: RawClient, uri: string) => client.request("resources/read", { uri })
 
 /** Waits in real time (the TestClock drives the server; the processes run on the wall clock). */
 const wallSleep = (ms: number) =>
@@ -113,7 +132,7 @@ const awaitGroupGone = (pgid: number) =>
  * first (its process group). The server must send every progress report
  * (`progressInterval: 0`): the TestClock would hold coalesced ones back.
  */
-const startWithPid = (client: TestClient, id: string, args: Record<string, unknown>) =>
+const startWithPid = (client: RawClient, id: string, args: Record<string, unknown>) =>
   Effect.gen(function* () {
     yield* client.send({
       jsonrpc: "2.0",
@@ -135,8 +154,7 @@ describe("exec capability", () => {
   it.effect("publishes exec_run (destructive, open world, confirmed), exec_commands and the logs template", () =>
     Effect.gen(function* () {
       const client = yield* setup()
-      const listed = yield* client.request("tools/list")
-      const byName = Object.fromEntries(listed.result.tools.map((tool: any) => [tool.name, tool]))
+      const byName = Object.fromEntries((yield* client.listTools).map((tool: any) => [tool.name, tool]))
       assert.deepStrictEqual(Object.keys(byName).sort(), ["exec_commands", "exec_run"])
       assert.deepStrictEqual(byName.exec_run.annotations, {
         readOnlyHint: false,
@@ -149,9 +167,9 @@ describe("exec capability", () => {
       assert.isDefined(byName.exec_run.outputSchema.properties.log)
       assert.strictEqual(byName.exec_commands.annotations.readOnlyHint, true)
       assert.isUndefined(byName.exec_commands.inputSchema.properties.confirm)
-      const templates = yield* client.request("resources/templates/list")
+      const templates = yield* client.listResourceTemplates
       assert.deepInclude(
-        templates.result.resourceTemplates.map((t: any) => [t.name, t.uriTemplate, t.mimeType]),
+        templates.map((t: any) => [t.name, t.uriTemplate, t.mimeType]),
         ["exec_run_log", "logs://run/{id}", "text/plain"]
       )
     })
@@ -160,8 +178,8 @@ describe("exec capability", () => {
   it.effect("exec_commands lists the allowlist, entries of one command merged, and the timeouts", () =>
     Effect.gen(function* () {
       const client = yield* setup()
-      const response = yield* client.request("tools/call", { name: "exec_commands", arguments: {} })
-      assert.deepStrictEqual(response.result.structuredContent, {
+      const response = yield* client.callTool("exec_commands", {})
+      assert.deepStrictEqual(response.structuredContent, {
         commands: [
           { command: "echo", args: "any" },
           { command: "sh", args: "any" },
@@ -196,8 +214,7 @@ describe("exec capability", () => {
       assert.match(out.runId, /^run-/)
       assert.strictEqual(out.log, `logs://run/${out.runId}`)
       assert.include(out.summary, "exited with code 0")
-      const log = yield* readLog(client, out.log)
-      const contents = log.result.contents[0]
+      const contents = yield* readLog(client, out.log)
       assert.strictEqual(contents.mimeType, "text/plain")
       assert.strictEqual(contents.uri, out.log)
       assert.include(contents.text, `run: ${out.runId}\n$ echo hello "world; rm -rf /"\ncwd: ${root}\n`)
@@ -287,7 +304,7 @@ describe("exec capability", () => {
       assert.isAtMost(new TextEncoder().encode(result.stdout).length, 64)
       assert.strictEqual(result.stderr, "bad\n")
       assert.include(result.summary, "Only the last 64 bytes of stdout is shown")
-      const log = (yield* readLog(client, result.log)).result.contents[0].text
+      const log = (yield* readLog(client, result.log)).text
       assert.include(log, "line0\nline1\n")
       assert.include(log, "line199\n")
 
@@ -297,7 +314,7 @@ describe("exec capability", () => {
       assert.isTrue(cut.stdoutTruncated)
       assert.isTrue(cut.logTruncated)
       assert.isTrue(cut.stdout.endsWith("line198\nline199\n"), cut.stdout)
-      const cutLog = (yield* readLog(capped, cut.log)).result.contents[0].text
+      const cutLog = (yield* readLog(capped, cut.log)).text
       assert.include(cutLog, "line0\n")
       assert.notInclude(cutLog, "line199")
       assert.include(cutLog, "--- stdout (cut at the server's cap; the end is missing) ---")
@@ -306,7 +323,7 @@ describe("exec capability", () => {
 
   it.effect("each output line is a progress notification, sent while the command runs", () =>
     Effect.gen(function* () {
-      const client = yield* setup(testSettings, { progressInterval: 0 })
+      const client = yield* setupRaw(testSettings, { progressInterval: 0 })
       const dir = mkdtempSync(join(root, "progress-"))
       const cwd = dir.slice(root.length + 1)
       // The command prints a line, then waits for a file only the test creates after seeing that line.
@@ -344,7 +361,7 @@ describe("exec capability", () => {
 
   it.effect("cancelling exec_run kills the command's whole process tree; no response is sent", () =>
     Effect.gen(function* () {
-      const client = yield* setup(testSettings, { progressInterval: 0 })
+      const client = yield* setupRaw(testSettings, { progressInterval: 0 })
       const pid = yield* startWithPid(client, "c", { command: "sh", args: tree })
       yield* awaitMembers(pid, 3)
       yield* client.send({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: "c" } })
@@ -356,7 +373,7 @@ describe("exec capability", () => {
 
   it.effect("timeoutMs kills the tree and answers timed_out naming the log, which keeps what was printed", () =>
     Effect.gen(function* () {
-      const client = yield* setup({ ...testSettings, maxTimeoutMs: 5_000 }, { progressInterval: 0 })
+      const client = yield* setupRaw({ ...testSettings, maxTimeoutMs: 5_000 }, { progressInterval: 0 })
       // Asking for more than the maximum gets the maximum.
       const pid = yield* startWithPid(client, "t", { command: "sh", args: tree, timeoutMs: 60_000 })
       yield* awaitMembers(pid, 3)
@@ -366,14 +383,14 @@ describe("exec capability", () => {
       const response = yield* client.read
       assert.strictEqual(response.id, "t")
       assert.isTrue(response.result.isError)
-      assert.strictEqual(code(response.result), "timed_out")
+      assert.strictEqual(rawCode(response.result), "timed_out")
       const text: string = response.result.content[0].text
       assert.include(text, "within 5000 ms")
       assert.include(text, "at most 5000")
       yield* awaitGroupGone(pid)
       const uri = /logs:\/\/run\/[\w-]+/.exec(text)?.[0]
       assert.isDefined(uri)
-      const log = (yield* readLog(client, uri!)).result.contents[0].text
+      const log = (yield* rawReadLog(client, uri!)).result.contents[0].text
       assert.include(log, "outcome: timed out")
       assert.include(log, `--- stdout ---\n${pid}\n`)
     })
@@ -382,7 +399,7 @@ describe("exec capability", () => {
   it.effect("an unknown run id is resource not found (-32002) with a clear message", () =>
     Effect.gen(function* () {
       const client = yield* setup()
-      const response = yield* readLog(client, "logs://run/run-00000000-no-such-run")
+      const response = { error: yield* Effect.flip(readLog(client, "logs://run/run-00000000-no-such-run")) }
       assert.strictEqual(response.error.code, -32002)
       assert.include(response.error.message, "No run")
       assert.include(response.error.message, "exec_run")
@@ -394,8 +411,8 @@ describe("exec capability", () => {
       const client = yield* setup()
       const first = (yield* run(client, { command: "echo", args: ["a b"] })).structuredContent
       const second = (yield* run(client, { command: "sh", args: ["-c", "exit 2"] })).structuredContent
-      const listed = yield* client.request("resources/list")
-      const runs = listed.result.resources.filter((r: any) => r.uri.startsWith("logs://run/"))
+      const listed = yield* client.listResources
+      const runs = listed.filter((r: any) => r.uri.startsWith("logs://run/"))
       assert.deepStrictEqual(
         runs.map((r: any) => [r.uri, r.name, r.title, r.mimeType]),
         [
@@ -446,7 +463,145 @@ describe("exec capability", () => {
         ref: { type: "ref/resource", uri: "logs://run/{id}" },
         argument: { name: "id", value: "run-" }
       })
-      assert.deepStrictEqual(completion.result.completion.values, [second, first])
+      assert.deepStrictEqual(completion.completion.values, [second, first])
+    })
+  )
+})
+
+/** exec over a fake runner (and the fake), with the test settings or others. */
+const withFake = (scripts: ReadonlyArray<FakeCommandRunner.Script>, settings: ExecSettingsShape = testSettings) => {
+  const fake = FakeCommandRunner.make(scripts)
+  const capability = ExecCapability.pipe(
+    Layer.provide(fake.layer),
+    Layer.provide(Layer.succeed(ExecSettings, settings))
+  )
+  return { fake, capability }
+}
+
+const yieldMany = Effect.repeat(Effect.yieldNow, { times: 20 })
+
+describe("exec capability over a FakeCommandRunner", () => {
+  it.effect("what exec_run asks the runner (args, cwd, stdin, the timeout capped, the output cap, env)", () =>
+    Effect.gen(function* () {
+      const settings = { ...testSettings, maxTimeoutMs: 5_000, maxOutputBytes: 4096, env: { CI: "1" } }
+      const { capability, fake } = withFake(
+        [{ command: "git", args: ["status"], stdout: "M a.ts\n?? b.ts\n", durationMs: 1200 }],
+        settings
+      )
+      const client = yield* TestClient.make(capability).pipe(Effect.provide(around({})))
+      // The scripted run takes 1.2 s on the clock: the TestClock lets it finish.
+      const call = yield* Effect.forkChild(
+        run(client, { command: "git", args: ["status", "--short"], cwd: "./sub/", stdin: "input\n", timeoutMs: 60_000 })
+      )
+      yield* yieldMany
+      yield* TestClock.adjust("1200 millis")
+      const result = yield* Fiber.join(call)
+      assert.isUndefined(result.isError, TestClient.text(result))
+      assert.include(result.structuredContent, {
+        command: "git",
+        cwd: "sub",
+        exitCode: 0,
+        signal: null,
+        stdout: "M a.ts\n?? b.ts\n",
+        stderr: "",
+        durationMs: 1200
+      })
+      assert.include(result.structuredContent.summary, "exited with code 0")
+      const [request] = yield* fake.calls
+      assert.strictEqual(request!.command, "git")
+      assert.deepStrictEqual(request!.args, ["status", "--short"])
+      assert.strictEqual(request!.cwd, "./sub/")
+      assert.strictEqual(request!.stdin, "input\n")
+      assert.strictEqual(request!.timeout, 5_000, "asking for more than the maximum gets the maximum")
+      assert.strictEqual(request!.maxOutputBytes, 4096)
+      assert.deepStrictEqual(request!.env, { CI: "1" })
+      const log = yield* readLog(client, result.structuredContent.log)
+      assert.include(log.text, "$ git status --short\n")
+      assert.include(log.text, "--- stdout ---\nM a.ts\n?? b.ts\n")
+    })
+  )
+
+  it.effect("each runner error becomes its tool error code; an unscripted command is command_not_found", () =>
+    Effect.gen(function* () {
+      const { capability } = withFake([
+        {
+          command: "pwd",
+          fail: new CwdOutsideRoot({ cwd: "..", root, message: "outside" })
+        },
+        {
+          command: "sh",
+          fail: new SpawnFailed({ command: "sh", reason: "PermissionDenied", message: "EACCES" })
+        }
+      ])
+      const client = yield* TestClient.make(capability).pipe(Effect.provide(around({})))
+      const outside = yield* client.expectToolError("exec_run", { command: "pwd", cwd: ".." }, "cwd_outside_root")
+      assert.include(TestClient.text(outside), "workspace_list")
+      const spawn = yield* client.expectToolError("exec_run", { command: "sh", args: ["x"] }, "spawn_failed")
+      assert.include(TestClient.text(spawn), "(PermissionDenied)")
+      const missing = yield* client.expectToolError("exec_run", { command: "echo" }, "command_not_found")
+      assert.include(TestClient.text(missing), "exec_commands")
+    })
+  )
+
+  it.effect("past timeoutMs on the TestClock: timed_out naming the log, which keeps what was printed", () =>
+    Effect.gen(function* () {
+      const { capability } = withFake([
+        {
+          command: "sh",
+          lines: [
+            ["stdout", "first"],
+            ["stdout", "second"]
+          ],
+          durationMs: 12_000
+        }
+      ])
+      const client = yield* TestClient.make(capability).pipe(Effect.provide(around({ progressInterval: 0 })))
+      const progress: Array<string> = []
+      const call = yield* Effect.forkChild(
+        client.callTool(
+          "exec_run",
+          { command: "sh", args: ["-c", "slow"], timeoutMs: 5_000 },
+          { onProgress: (report) => Effect.sync(() => progress.push(report.message ?? "")) }
+        )
+      )
+      yield* yieldMany
+      yield* TestClock.adjust("4999 millis")
+      yield* yieldMany
+      assert.isUndefined(call.pollUnsafe(), "still running just before the timeout")
+      yield* TestClock.adjust("1 millis")
+      const result = yield* Fiber.join(call)
+      assert.strictEqual(code(result), "timed_out")
+      const text = TestClient.text(result)
+      assert.include(text, "within 5000 ms")
+      assert.deepStrictEqual(progress, ["$ sh -c slow", "first"])
+      const uri = /logs:\/\/run\/[\w-]+/.exec(text)?.[0]
+      assert.isDefined(uri)
+      const log = (yield* readLog(client, uri!)).text
+      assert.include(log, "outcome: timed out")
+      assert.include(log, "--- stdout ---\nfirst\n")
+      assert.notInclude(log, "second")
+    })
+  )
+
+  it.effect("output past the cap: the result shows the end of the stream, the log keeps the head", () =>
+    Effect.gen(function* () {
+      const stdout = Array.from({ length: 200 }, (_, i) => `line${i}\n`).join("")
+      const { capability } = withFake([{ command: "sh", stdout, stderr: "bad\n" }], {
+        ...testSettings,
+        resultTailBytes: 64,
+        maxOutputBytes: 200
+      })
+      const client = yield* TestClient.make(capability).pipe(Effect.provide(around({})))
+      const cut = (yield* run(client, { command: "sh", args: ["-c", "many"] })).structuredContent
+      assert.isTrue(cut.stdoutTruncated)
+      assert.isFalse(cut.stderrTruncated)
+      assert.isTrue(cut.logTruncated)
+      assert.isTrue(cut.stdout.endsWith("line198\nline199\n"), cut.stdout)
+      assert.strictEqual(cut.stderr, "bad\n")
+      const log = (yield* readLog(client, cut.log)).text
+      assert.include(log, "line0\n")
+      assert.notInclude(log, "line199")
+      assert.include(log, "--- stdout (cut at the server's cap; the end is missing) ---")
     })
   )
 })

@@ -2,7 +2,8 @@
  * The test kit's in-memory workspace against the Node workspace on a real
  * temporary directory holding the same tree: one sequence of operations
  * (reads, listings, path attacks, symlinks, writes, edits, search with
- * .gitignore, patches) must give the same results and the same errors.
+ * .gitignore, patches), once with the default options and once with a deny
+ * list and limits of its own, must give the same results and the same errors.
  */
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -28,17 +29,31 @@ const tree: Record<string, MemoryWorkspace.Entry> = {
   "bin.dat": new Uint8Array([0, 1, 2, 3, 104, 101, 108, 108, 111]),
   "link-inside": { symlink: "src/a.ts" },
   escape: { symlink: "/etc/hostname" },
-  loop: { symlink: "loop" }
+  loop: { symlink: "loop" },
+  "pkg/.gitignore": "dist/\n",
+  "pkg/index.ts": "export {}\n",
+  "pkg/dist/out.js": "export {} // built\n",
+  "pkg/twice.txt": "same same\n",
+  ".git/config": "export {} in git\n",
+  "secrets/key.pem": "PRIVATE\n"
 }
 
-const onDisk = realpathSync(mkdtempSync(join(tmpdir(), "memory-parity-")))
-for (const [path, entry] of Object.entries(tree)) {
-  const absolute = join(onDisk, path)
-  mkdirSync(dirname(absolute), { recursive: true })
-  if (typeof entry === "object" && "symlink" in entry) symlinkSync(entry.symlink, absolute)
-  else writeFileSync(absolute, entry)
+/** The tree in a fresh temporary directory (one per test: the scenario writes, and tests run concurrently). */
+const directories: Array<string> = []
+const onDisk = () => {
+  const dir = realpathSync(mkdtempSync(join(tmpdir(), "memory-parity-")))
+  directories.push(dir)
+  for (const [path, entry] of Object.entries(tree)) {
+    const absolute = join(dir, path)
+    mkdirSync(dirname(absolute), { recursive: true })
+    if (typeof entry === "object" && "symlink" in entry) symlinkSync(entry.symlink, absolute)
+    else writeFileSync(absolute, entry)
+  }
+  return dir
 }
-afterAll(() => rmSync(onDisk, { recursive: true, force: true }))
+afterAll(() => {
+  for (const dir of directories) rmSync(dir, { recursive: true, force: true })
+})
 
 const patch = `--- a/src/a.ts
 +++ b/src/a.ts
@@ -53,7 +68,7 @@ const patch = `--- a/src/a.ts
 `
 
 /** The same operations, in order; each outcome as plain data with the root replaced by <root>. */
-const scenario = (rootPath: string) =>
+const scenario = (rootPath: string, extra: boolean = true) =>
   Effect.gen(function* () {
     const ws = yield* Workspace
     const outcomes: Array<unknown> = []
@@ -103,15 +118,38 @@ const scenario = (rootPath: string) =>
     yield* record("patch again (no longer applies)", ws.applyPatch(patch))
     yield* record("read after", ws.read("notes/c.txt"))
     yield* record("files after", ws.listFiles(""))
+    if (!extra) return outcomes
+    yield* record("resolve", ws.resolve("src/a.ts"))
+    yield* record("resolve escaping", ws.resolve("src/../../x"))
+    yield* record("bytes slice", ws.readBytes("bin.dat", { offset: 1, length: 3 }))
+    yield* record("bytes denied", ws.readBytes(".env"))
+    yield* record("stat link", ws.stat("link-inside"))
+    yield* record("stat escaping link", ws.stat("escape"))
+    yield* record("list a file", ws.list("README.md"))
+    yield* record("list missing", ws.list("nope"))
+    yield* record("files paged", ws.listFiles("", { limit: 2 }))
+    yield* record("files of pkg (nested .gitignore)", ws.listFiles("pkg"))
+    yield* record("search nested .gitignore and .git", ws.search({ query: "export {}" }))
+    yield* record("search in pkg, ignored included", ws.search({ query: "export", path: "pkg", includeIgnored: true }))
+    yield* record("search missing path", ws.search({ query: "x", path: "nope" }))
+    yield* record("edit twice-present text", ws.edit("pkg/twice.txt", { oldText: "same", newText: "x" }))
+    yield* record("write over a directory", ws.write("src", "x"))
+    yield* record("write under a file", ws.write("README.md/x", "x"))
+    yield* record("patch denied", ws.applyPatch("--- a/.env\n+++ b/.env\n@@ -1 +1 @@\n-SECRET=1\n+SECRET=2\n"))
+    yield* record("patch garbage", ws.applyPatch("not a patch"))
     return outcomes
   })
+
+/** Options both workspaces get in the second run: a deny list of their own and small limits. */
+const options = { deny: ["secrets/**", "*.md"], maxReadBytes: 8, maxSearchFiles: 3 }
 
 describe("MemoryWorkspace", () => {
   it.effect("gives the same results and errors as the Node workspace on disk", () =>
     Effect.gen(function* () {
       const memory = MemoryWorkspace.make(tree)
       const inMemory = yield* scenario(MemoryWorkspace.root).pipe(Effect.provide(memory.layer))
-      const real = yield* scenario(onDisk).pipe(Effect.provide(NodeWorkspace.layer({ root: onDisk })))
+      const dir = onDisk()
+      const real = yield* scenario(dir).pipe(Effect.provide(NodeWorkspace.layer({ root: dir })))
       assert.strictEqual(inMemory.length, real.length)
       for (let i = 0; i < real.length; i++) assert.deepStrictEqual(inMemory[i], real[i])
       // The sequence really exercises both sides (not errors all along).
@@ -126,9 +164,32 @@ describe("MemoryWorkspace", () => {
       assert.isTrue(byLabel["search ignored too"].ok.matches.some((m: { path: string }) => m.path === "debug.log"))
       assert.strictEqual(byLabel.patch.ok.files.length, 2)
       assert.strictEqual(byLabel["patch again (no longer applies)"].error._tag, "EditMismatch")
+      assert.deepStrictEqual(
+        byLabel["search nested .gitignore and .git"].ok.matches.map((m: { path: string }) => m.path),
+        ["pkg/index.ts"]
+      )
+      assert.deepStrictEqual(
+        byLabel["files of pkg (nested .gitignore)"].ok.files.map((f: { path: string }) => f.path),
+        ["pkg/.gitignore", "pkg/index.ts", "pkg/twice.txt"]
+      )
+      assert.deepStrictEqual(byLabel["bytes slice"].ok.bytes, [1, 2, 3])
+      assert.strictEqual(byLabel["write under a file"].error._tag, "IoFailure")
       const files = yield* memory.files
       assert.strictEqual(files["notes/c.txt"], "new file\n")
       assert.strictEqual(files["src/b.ts"], "// TODO: hello once more\n")
+    })
+  )
+
+  it.effect("with the same options (deny list, read and search limits): the same results and errors", () =>
+    Effect.gen(function* () {
+      const memory = MemoryWorkspace.make(tree, options)
+      const inMemory = yield* scenario(MemoryWorkspace.root, false).pipe(Effect.provide(memory.layer))
+      const dir = onDisk()
+      const real = yield* scenario(dir, false).pipe(Effect.provide(NodeWorkspace.layer({ ...options, root: dir })))
+      for (let i = 0; i < real.length; i++) assert.deepStrictEqual(inMemory[i], real[i])
+      const byLabel = Object.fromEntries(inMemory as Array<[string, any]>)
+      assert.strictEqual(byLabel.read.ok.content, "export c")
+      assert.isTrue(byLabel.read.ok.truncated)
     })
   )
 

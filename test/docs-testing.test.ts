@@ -1,7 +1,9 @@
 /**
  * The examples of docs/testing.md, verbatim (apart from the import paths):
- * if this file fails, the page is wrong.
+ * if this file fails, the page is wrong. The last test checks that the page's
+ * complete test file is this file's code (the imports aside).
  */
+import { readFileSync } from "node:fs"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
@@ -119,4 +121,32 @@ describe("the workspace capability on an in-memory workspace", () => {
       assert.strictEqual((yield* memory.files)["notes/todo.md"], "- test it\n")
     }).pipe(Effect.scoped)
   )
+})
+
+// -- end of the example ----------------------------------------------------------
+
+/** The code of a test file, from its first line after the imports (where the example starts) to `end`. */
+const body = (source: string, end: string) => {
+  const start = source.indexOf("// -- the capability under test")
+  const stop = source.indexOf(end)
+  return source.slice(start, stop === -1 ? undefined : stop).trim()
+}
+
+/** The named imports of a source, sorted, their module paths set aside. */
+const importedNames = (source: string) =>
+  [...source.matchAll(/^import (.+) from "[^"]+"$/gm)]
+    .map((match) => match[1]!)
+    .filter((names) => !names.includes("readFileSync"))
+    .sort()
+
+describe("docs/testing.md", () => {
+  it("its complete test file is this file's code", () => {
+    const page = readFileSync(new URL("../docs/testing.md", import.meta.url), "utf8")
+    const section = page.slice(page.indexOf("## A complete test file"))
+    const example = /```ts\n([\s\S]*?)```/.exec(section)?.[1]
+    assert.isDefined(example, "docs/testing.md has a complete test file")
+    const self = readFileSync(new URL(import.meta.url), "utf8")
+    assert.strictEqual(body(example!, "\u0000"), body(self, "// -- end of the example"))
+    assert.deepStrictEqual(importedNames(example!), importedNames(self))
+  })
 })

@@ -1,8 +1,10 @@
 /**
  * The public test kit (`effect-mcp-runtime/testing`) on the bundled
- * capabilities: TestClient helpers, TestClock-driven timeouts, scripted
- * elicitation, FakeCommandRunner (scripts, records, progress, the log store,
- * cancellation).
+ * capabilities: TestClient helpers (tools, resources and prompts across
+ * pages, typed JSON-RPC errors, awaited notifications), TestClock-driven
+ * timeouts, scripted elicitation, FakeCommandRunner (scripts, records,
+ * progress, the log store, cancellation). MemoryWorkspace's parity with the
+ * Node workspace is in MemoryWorkspace.test.ts.
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
@@ -15,8 +17,10 @@ import { defaultExecSettings, ExecSettings } from "../capabilities/exec/settings
 import { SystemCapability } from "../capabilities/system/index.ts"
 import * as Capability from "../src/Capability.ts"
 import * as Policy from "../src/Policy.ts"
+import * as Prompt from "../src/Prompt.ts"
+import * as Resource from "../src/Resource.ts"
 import * as ServerConfig from "../src/ServerConfig.ts"
-import { FakeCommandRunner, TestClient } from "../src/testing.ts"
+import { FakeCommandRunner, RpcError, TestClient } from "../src/testing.ts"
 import * as Tool from "../src/Tool.ts"
 
 const quiet = ServerConfig.layer({ shutdownGraceMs: 0 })
@@ -90,6 +94,102 @@ describe("TestClient", () => {
       const result = yield* Fiber.join(fiber)
       assert.strictEqual(TestClient.errorCode(result), "timeout")
     }).pipe(Effect.scoped, Effect.provide(Layer.merge(quiet, Policy.layer({ timeout: "1 second" }))))
+  )
+})
+
+/** Three notes (resources), a prompt per note, and a tool that saves a note (and says so to subscribers). */
+const notes = ["a", "b", "c"]
+const Notes = Capability.make(
+  { id: "notes", description: "Notes", version: "1" },
+  Effect.succeed({
+    resources: notes.map((id) =>
+      Resource.make(`note_${id}`, { uri: `notes://${id}`, description: `Note ${id}`, mimeType: "text/plain" }).pipe(
+        Resource.handle(() => Effect.succeed(`note ${id}\n`))
+      )
+    ),
+    prompts: notes.map((id) =>
+      Prompt.make(`summarize_${id}`, {
+        description: `Summarize note ${id}`,
+        arguments: Schema.Struct({ style: Schema.String })
+      }).pipe(Prompt.handle(({ style }) => Effect.succeed(`Summarize note ${id}, ${style}.`)))
+    ),
+    tools: [
+      Tool.make("save", {
+        description: "Saves a note.",
+        input: Schema.Struct({ id: Schema.String }),
+        annotations: { readOnlyHint: false, destructiveHint: false }
+      }).pipe(Tool.handle(({ id }) => Effect.as(Resource.updated(`notes://${id}`), "saved")))
+    ]
+  })
+)
+
+describe("TestClient: resources, prompts, raw requests, notifications", () => {
+  it.effect("the list helpers follow every cursor; read and get return the contents", () =>
+    Effect.gen(function* () {
+      const client = yield* TestClient.make(Notes, { pageSize: 1 })
+      const firstPage = yield* client.request("resources/list")
+      assert.strictEqual(firstPage.resources.length, 1)
+      assert.isString(firstPage.nextCursor)
+      assert.deepStrictEqual(
+        (yield* client.listResources).map((resource) => resource.uri),
+        ["notes://a", "notes://b", "notes://c"]
+      )
+      assert.deepStrictEqual(
+        (yield* client.listPrompts).map((prompt) => prompt.name),
+        ["notes_summarize_a", "notes_summarize_b", "notes_summarize_c"]
+      )
+      assert.deepStrictEqual(yield* client.readResource("notes://b"), [
+        { uri: "notes://b", mimeType: "text/plain", text: "note b\n" }
+      ])
+      const prompt = yield* client.getPrompt("notes_summarize_c", { style: "briefly" })
+      assert.deepStrictEqual(prompt.messages, [
+        { role: "user", content: { type: "text", text: "Summarize note c, briefly." } }
+      ])
+    }).pipe(Effect.scoped, Effect.provide(quiet))
+  )
+
+  it.effect("a JSON-RPC error is a typed RpcError with its code, message and data", () =>
+    Effect.gen(function* () {
+      const client = yield* TestClient.make(Notes)
+      const unknown = yield* Effect.flip(client.request("no/such/method"))
+      assert.instanceOf(unknown, RpcError)
+      assert.strictEqual(unknown.code, -32601)
+      const missing = yield* Effect.flip(client.getPrompt("notes_summarize_a"))
+      assert.strictEqual(missing.code, -32602)
+      assert.include(missing.message, "style")
+      const notFound = yield* Effect.flip(client.readResource("notes://z"))
+      assert.strictEqual(notFound.code, -32002)
+    }).pipe(Effect.scoped, Effect.provide(quiet))
+  )
+
+  it.effect("awaitNotification: resources/updated after a subscription, list_changed after a registration", () =>
+    Effect.gen(function* () {
+      const client = yield* TestClient.make(Notes)
+      yield* client.request("resources/subscribe", { uri: "notes://b" })
+      const updated = yield* Effect.forkChild(
+        client.awaitNotification("notifications/resources/updated", (params) => params.uri === "notes://b")
+      )
+      yield* client.callTool("notes_save", { id: "a" })
+      yield* client.callTool("notes_save", { id: "b" })
+      assert.deepStrictEqual((yield* Fiber.join(updated)).params, { uri: "notes://b" })
+      // Only the subscribed URI was announced.
+      const announced = (yield* client.notifications).filter((n) => n.method === "notifications/resources/updated")
+      assert.deepStrictEqual(
+        announced.map((n) => n.params.uri),
+        ["notes://b"]
+      )
+
+      const extra = Tool.make("extra", { description: "Registered later.", input: Schema.Struct({}) }).pipe(
+        Tool.handle(() => Effect.succeed("ok"))
+      )
+      yield* client.kernel.registerDynamic(extra)
+      const changed = yield* client.awaitNotification("notifications/tools/list_changed")
+      assert.strictEqual(changed.method, "notifications/tools/list_changed")
+      assert.include(
+        (yield* client.listTools).map((tool) => tool.name),
+        "app_extra"
+      )
+    }).pipe(Effect.scoped, Effect.provide(quiet))
   )
 })
 

@@ -42,6 +42,10 @@ export interface Script {
   readonly args?: ReadonlyArray<string> | undefined
   /** Lines emitted through `onLine`, in order (and captured as the run's output). */
   readonly lines?: ReadonlyArray<readonly [CommandRunner.OutputStream, string]> | undefined
+  /** Shorthand: this text's lines are emitted on stdout after `lines` (a last line without a newline too). */
+  readonly stdout?: string | undefined
+  /** Shorthand: this text's lines are emitted on stderr after `lines` and `stdout`. */
+  readonly stderr?: string | undefined
   /** The exit code (default 0); `null` with a `signal` for a run ended by a signal. */
   readonly exitCode?: number | null | undefined
   readonly signal?: string | null | undefined
@@ -49,6 +53,39 @@ export interface Script {
   readonly durationMs?: number | undefined
   /** Fails the run with this error instead (the request's cwd is not checked then). */
   readonly fail?: CommandRunner.RunError | undefined
+}
+
+const splitLines = (text: string | undefined): ReadonlyArray<string> => {
+  if (text === undefined || text === "") return []
+  const lines = text.split("\n")
+  if (lines[lines.length - 1] === "") lines.pop()
+  return lines
+}
+
+const encoder = new TextEncoder()
+const decoder = new TextDecoder()
+
+/** One stream's captured output: its head, up to the request's `maxOutputBytes` (as the Node runner keeps it). */
+class Capture {
+  private bytes: Uint8Array = new Uint8Array(0)
+  truncated = false
+  private readonly maxBytes: number
+  constructor(maxBytes: number) {
+    this.maxBytes = maxBytes
+  }
+  push(text: string): void {
+    const chunk = encoder.encode(text)
+    const room = this.maxBytes - this.bytes.length
+    if (chunk.length > room) this.truncated = true
+    const kept = chunk.subarray(0, Math.max(0, Math.min(room, chunk.length)))
+    const next = new Uint8Array(this.bytes.length + kept.length)
+    next.set(this.bytes)
+    next.set(kept, this.bytes.length)
+    this.bytes = next
+  }
+  text(): string {
+    return decoder.decode(this.bytes)
+  }
 }
 
 const matches = (script: Script, request: CommandRunner.Request): boolean => {
@@ -62,6 +99,16 @@ const matches = (script: Script, request: CommandRunner.Request): boolean => {
 /**
  * A fake runner: the `CommandRunner` service, a layer of it, and the
  * requests it got.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import * as Effect from "effect/Effect"
+ * import { FakeCommandRunner } from "effect-mcp-runtime/testing"
+ *
+ * const fake: FakeCommandRunner.FakeCommandRunner = FakeCommandRunner.make([{ command: "git" }])
+ * const commands = Effect.map(fake.calls, (calls) => calls.map((call) => call.command))
+ * ```
  *
  * @category models
  * @since 0.1.0
@@ -114,10 +161,15 @@ export const make = (scripts: ReadonlyArray<Script>): FakeCommandRunner => {
       const runId = `run-fake-${++counter}`
       const startedAt = yield* Clock.currentTimeMillis
       const duration = script.durationMs ?? 0
-      const lines = script.lines ?? []
+      const lines = [
+        ...(script.lines ?? []),
+        ...splitLines(script.stdout).map((line) => ["stdout", line] as const),
+        ...splitLines(script.stderr).map((line) => ["stderr", line] as const)
+      ]
+      const maxBytes = request.maxOutputBytes ?? CommandRunner.defaultMaxOutputBytes
       const timeoutMs =
         request.timeout === undefined ? undefined : Duration.toMillis(Duration.fromInputUnsafe(request.timeout))
-      const output = { stdout: "", stderr: "" }
+      const output = { stdout: new Capture(maxBytes), stderr: new Capture(maxBytes) }
       const snapshot = (
         exitCode: number | null,
         signal: string | null,
@@ -131,10 +183,10 @@ export const make = (scripts: ReadonlyArray<Script>): FakeCommandRunner => {
         exitCode,
         signal,
         durationMs,
-        stdout: output.stdout,
-        stderr: output.stderr,
-        stdoutTruncated: false,
-        stderrTruncated: false,
+        stdout: output.stdout.text(),
+        stderr: output.stderr.text(),
+        stdoutTruncated: output.stdout.truncated,
+        stderrTruncated: output.stderr.truncated,
         outcome,
         startedAt
       })
@@ -143,7 +195,7 @@ export const make = (scripts: ReadonlyArray<Script>): FakeCommandRunner => {
         for (let i = 0; i < lines.length; i++) {
           if (duration > 0) yield* Effect.sleep(Duration.millis(duration / (lines.length + 1)))
           const [stream, line] = lines[i]!
-          output[stream] += `${line}\n`
+          output[stream].push(`${line}\n`)
           if (request.onLine !== undefined) yield* request.onLine(stream, line)
         }
         const rest = duration - (duration / (lines.length + 1)) * lines.length
@@ -177,8 +229,8 @@ export const make = (scripts: ReadonlyArray<Script>): FakeCommandRunner => {
     runs: Effect.sync(() =>
       store.map(({ stderr, stdout, ...summary }) => ({
         ...summary,
-        stdoutBytes: new TextEncoder().encode(stdout).length,
-        stderrBytes: new TextEncoder().encode(stderr).length
+        stdoutBytes: encoder.encode(stdout).length,
+        stderrBytes: encoder.encode(stderr).length
       }))
     )
   })

@@ -4,7 +4,9 @@
  * the same path checks, deny list, limits, search, `.gitignore` handling and
  * patching) running on a file system in memory, so a test sees exactly what
  * the real one does — without touching the disk. Symlinks can be part of the
- * tree; devices, FIFOs and sockets cannot.
+ * tree; devices, FIFOs and sockets cannot. The file system approximates
+ * Linux: no permissions, no hard links, modification times from a counter,
+ * every operation atomic (see `docs/testing.md`, Limits).
  *
  * @since 0.1.0
  */
@@ -76,6 +78,16 @@ const statsOf = (node: Node): NodeWorkspace.FileStats => ({
 /**
  * A file system in memory with the operations the workspace uses, with the
  * error codes Linux gives (`ENOENT`, `ENOTDIR`, `EISDIR`, `ELOOP`, `EINVAL`).
+ *
+ * **Example**
+ *
+ * ```ts
+ * import { MemoryWorkspace } from "effect-mcp-runtime/testing"
+ *
+ * const memory = MemoryWorkspace.make({ "a.txt": "a\n" })
+ * memory.fileSystem.add("b.txt", "added behind the workspace's back\n")
+ * memory.fileSystem.files() // => { "a.txt": "a\n", "b.txt": "added behind the workspace's back\n" }
+ * ```
  *
  * @category models
  * @since 0.1.0
@@ -156,14 +168,16 @@ export class MemoryFileSystem implements NodeWorkspace.FileSystem {
     return out
   }
 
+  // As Node's recursive mkdir: EEXIST when the path itself is a file, ENOTDIR when a parent is.
   private mkdirSync(path: string): void {
     let current = "/"
-    for (const part of path.split("/").filter((p) => p !== "")) {
+    const parts = path.split("/").filter((p) => p !== "")
+    parts.forEach((part, i) => {
       const located = this.locate(current === "/" ? `/${part}` : `${current}/${part}`, true, "mkdir")
       if (located.node === undefined) this.nodes.set(located.real, { kind: "dir", mtimeMs: this.tick() })
-      else if (located.node.kind !== "dir") throw failure("ENOTDIR", "mkdir", path)
+      else if (located.node.kind !== "dir") throw failure(i === parts.length - 1 ? "EEXIST" : "ENOTDIR", "mkdir", path)
       current = located.real
-    }
+    })
   }
 
   readonly realpath = async (path: string) => this.existing(path, true, "realpath").real
@@ -243,6 +257,16 @@ export class MemoryFileSystem implements NodeWorkspace.FileSystem {
 
 /**
  * An in-memory workspace: its layer, and the files it holds now.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import * as Effect from "effect/Effect"
+ * import { MemoryWorkspace } from "effect-mcp-runtime/testing"
+ *
+ * const memory: MemoryWorkspace.MemoryWorkspace = MemoryWorkspace.make({ "src/a.ts": "export {}\n" })
+ * const paths = Effect.map(memory.files, Object.keys) // => ["src/a.ts"]
+ * ```
  *
  * @category models
  * @since 0.1.0

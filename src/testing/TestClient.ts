@@ -8,6 +8,7 @@
  *
  * @since 0.1.0
  */
+import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type * as Scope from "effect/Scope"
@@ -54,6 +55,16 @@ export class UnexpectedResult extends Error {
 /**
  * A notification the client received.
  *
+ * **Example**
+ *
+ * ```ts
+ * import * as Effect from "effect/Effect"
+ * import type { TestClient } from "effect-mcp-runtime/testing"
+ *
+ * const changed = (client: TestClient.TestClient) =>
+ *   Effect.map(client.awaitNotification("notifications/tools/list_changed"), (n: TestClient.Notification) => n.method)
+ * ```
+ *
  * @category models
  * @since 0.1.0
  */
@@ -64,6 +75,16 @@ export interface Notification {
 
 /**
  * A progress report delivered to `callTool`'s `onProgress`.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import * as Effect from "effect/Effect"
+ * import type { TestClient } from "effect-mcp-runtime/testing"
+ *
+ * const seen: Array<TestClient.ProgressReport> = []
+ * const onProgress = (report: TestClient.ProgressReport) => Effect.sync(() => seen.push(report))
+ * ```
  *
  * @category models
  * @since 0.1.0
@@ -80,7 +101,8 @@ export interface ProgressReport {
  * **Example**
  *
  * ```ts
- * import * as Effect from "effect/Effect"
+ * import * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
  * import type { Options } from "effect-mcp-runtime/testing/TestClient"
  *
  * const options: Options = {
@@ -103,10 +125,22 @@ export interface Options {
   readonly roots?: ReadonlyArray<{ readonly uri: string; readonly name?: string }> | undefined
   /** The largest message the server accepts (default: the transport's). */
   readonly maxMessageBytes?: number | undefined
+  /** The kernel's page size for every list (default 1000): a small one makes the list helpers follow cursors. */
+  readonly pageSize?: number | undefined
 }
 
 /**
- * The test client.
+ * The test client: typed helpers over one initialized MCP session.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import * as Effect from "effect/Effect"
+ * import type { TestClient } from "effect-mcp-runtime/testing"
+ *
+ * const toolNames = (client: TestClient.TestClient) =>
+ *   Effect.map(client.listTools, (tools) => tools.map((tool) => tool.name))
+ * ```
  *
  * @category models
  * @since 0.1.0
@@ -153,6 +187,15 @@ export interface TestClient {
   readonly notify: (method: string, params?: Record<string, unknown>) => Effect.Effect<void>
   /** The notifications received so far, oldest first. */
   readonly notifications: Effect.Effect<ReadonlyArray<Notification>>
+  /**
+   * The first notification with this method (and matching `predicate`),
+   * already received or the next to arrive: waits without a timer, so it
+   * works under `TestClock`.
+   */
+  readonly awaitNotification: (
+    method: string,
+    predicate?: ((params: any) => boolean) | undefined
+  ) => Effect.Effect<Notification>
 }
 
 const errorMetaKey = "effect-mcp-runtime/error"
@@ -207,7 +250,8 @@ export const text = (result: CallToolResult): string =>
  *
  * ```ts
  * import { assert, it } from "@effect/vitest"
- * import * as Effect from "effect/Effect"
+ * import * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
  * import { TestClient } from "effect-mcp-runtime/testing"
  * import { SystemCapability } from "effect-mcp-runtime/capabilities/system"
  *
@@ -228,7 +272,9 @@ export const make = <E, R>(
   options: Options = {}
 ): Effect.Effect<TestClient, E | RpcError, Scope.Scope | Exclude<R, Kernel.Kernel>> =>
   Effect.gen(function* () {
-    const context = yield* Layer.build(capabilities.pipe(Layer.provideMerge(Kernel.layer())))
+    const context = yield* Layer.build(
+      capabilities.pipe(Layer.provideMerge(Kernel.layer({ pageSize: options.pageSize })))
+    )
     const kernel = yield* Effect.provide(Effect.service(Kernel.Kernel), context)
     const { client, closeOutput, transport } = yield* makeMemory({ maxMessageBytes: options.maxMessageBytes })
     yield* McpServer.serve().pipe(
@@ -240,6 +286,11 @@ export const make = <E, R>(
     yield* Effect.addFinalizer(() => client.close)
 
     const received: Array<Notification> = []
+    const waiters = new Set<{
+      readonly method: string
+      readonly predicate: (params: any) => boolean
+      readonly deferred: Deferred.Deferred<Notification>
+    }>()
     const progressHandlers = new Map<string, (report: ProgressReport) => Effect.Effect<void>>()
     const rpc = yield* MemoryClient.connect(client, {
       onRequest: (method, params) => {
@@ -251,7 +302,14 @@ export const make = <E, R>(
       },
       onNotification: (method, params) =>
         Effect.suspend(() => {
-          received.push({ method, params })
+          const notification: Notification = { method, params }
+          received.push(notification)
+          for (const waiter of waiters) {
+            if (waiter.method === method && waiter.predicate(params)) {
+              waiters.delete(waiter)
+              Deferred.doneUnsafe(waiter.deferred, Effect.succeed(notification))
+            }
+          }
           if (method === "notifications/progress") {
             const handler = progressHandlers.get(String(params?.progressToken))
             if (handler !== undefined) {
@@ -318,6 +376,15 @@ export const make = <E, R>(
       cancel: (requestId, reason) =>
         rpc.notify("notifications/cancelled", reason === undefined ? { requestId } : { requestId, reason }),
       notify: rpc.notify,
-      notifications: Effect.sync(() => [...received])
+      notifications: Effect.sync(() => [...received]),
+      awaitNotification: (method, predicate = () => true) =>
+        Effect.suspend(() => {
+          const found = received.find((n) => n.method === method && predicate(n.params))
+          if (found !== undefined) return Effect.succeed(found)
+          const deferred = Deferred.makeUnsafe<Notification>()
+          const waiter = { method, predicate, deferred }
+          waiters.add(waiter)
+          return Deferred.await(deferred).pipe(Effect.ensuring(Effect.sync(() => waiters.delete(waiter))))
+        })
     } satisfies TestClient
   })
