@@ -19,8 +19,10 @@ import * as Capability from "../src/Capability.ts"
 import * as Policy from "../src/Policy.ts"
 import * as Prompt from "../src/Prompt.ts"
 import * as Resource from "../src/Resource.ts"
+import * as Roots from "../src/Roots.ts"
+import * as Sampling from "../src/Sampling.ts"
 import * as ServerConfig from "../src/ServerConfig.ts"
-import { FakeCommandRunner, RpcError, TestClient } from "../src/testing.ts"
+import { FakeCommandRunner, RpcError, TestClient, UnexpectedResult } from "../src/testing.ts"
 import * as Tool from "../src/Tool.ts"
 
 const quiet = ServerConfig.layer({ shutdownGraceMs: 0 })
@@ -189,6 +191,72 @@ describe("TestClient: resources, prompts, raw requests, notifications", () => {
         (yield* client.listTools).map((tool) => tool.name),
         "app_extra"
       )
+    }).pipe(Effect.scoped, Effect.provide(quiet))
+  )
+})
+
+/** Tools that ask the client: its model (sampling) and its roots. */
+const Asking = Capability.make(
+  { id: "ask", description: "asks the client", version: "1" },
+  Effect.succeed({
+    tools: [
+      Tool.make("sample", { description: "asks the client's model", input: Schema.Struct({}) }).pipe(
+        Tool.handle(() =>
+          Effect.map(
+            Sampling.createMessage({
+              messages: [{ role: "user", content: { type: "text", text: "Say hi" } }],
+              maxTokens: 5
+            }),
+            (reply) => `${reply.model}: ${reply.content.type === "text" ? reply.content.text : ""}`
+          )
+        )
+      ),
+      Tool.make("roots", {
+        description: "lists the client's roots",
+        input: Schema.Struct({}),
+        output: Schema.Struct({ uris: Schema.Array(Schema.String) })
+      }).pipe(Tool.handle(() => Effect.map(Roots.list, (roots) => ({ uris: roots.map((root) => root.uri) }))))
+    ]
+  })
+)
+
+describe("TestClient: structured results, scripted sampling and roots", () => {
+  it.effect("callToolStructured gives the structured content, and fails readably on an error result", () =>
+    Effect.gen(function* () {
+      const client = yield* TestClient.make(SystemCapability)
+      assert.deepStrictEqual(yield* client.callToolStructured("system_echo", { text: "hi" }), { text: "hi" })
+      const failed = yield* Effect.flip(client.callToolStructured("system_echo", {}))
+      assert.instanceOf(failed, UnexpectedResult)
+      assert.include(failed.message, "expected system_echo to succeed, but it failed with the error code")
+    }).pipe(Effect.scoped, Effect.provide(quiet))
+  )
+
+  it.effect("sampling and roots are answered by the test's handlers; roots can change between calls", () =>
+    Effect.gen(function* () {
+      const prompts: Array<string> = []
+      let roots = [{ uri: "file:///one", name: "one" }]
+      const client = yield* TestClient.make(Asking, {
+        sampling: (params) => {
+          prompts.push(params.messages[0].content.text)
+          return Effect.succeed({ role: "assistant", content: { type: "text", text: "hi!" }, model: "scripted" })
+        },
+        roots: () => Effect.sync(() => roots)
+      })
+      assert.deepStrictEqual(client.initialized.protocolVersion, "2025-11-25")
+      const sampled = yield* client.callTool("ask_sample", {})
+      assert.strictEqual(TestClient.text(sampled), "scripted: hi!")
+      assert.deepStrictEqual(prompts, ["Say hi"])
+      assert.deepStrictEqual(yield* client.callToolStructured("ask_roots", {}), { uris: ["file:///one"] })
+      roots = [...roots, { uri: "file:///two", name: "two" }]
+      assert.deepStrictEqual(yield* client.callToolStructured("ask_roots", {}), {
+        uris: ["file:///one", "file:///two"]
+      })
+
+      // A client that declares neither: the tools get the server's capability error.
+      const bare = yield* TestClient.make(Asking)
+      assert.isTrue((yield* bare.callTool("ask_sample", {})).isError)
+      const fixed = yield* TestClient.make(Asking, { roots: [{ uri: "file:///fixed" }] })
+      assert.deepStrictEqual(yield* fixed.callToolStructured("ask_roots", {}), { uris: ["file:///fixed"] })
     }).pipe(Effect.scoped, Effect.provide(quiet))
   )
 })

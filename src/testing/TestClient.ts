@@ -101,8 +101,7 @@ export interface ProgressReport {
  * **Example**
  *
  * ```ts
- * import * as Deferred from "effect/Deferred"
-import * as Effect from "effect/Effect"
+ * import * as Effect from "effect/Effect"
  * import type { Options } from "effect-mcp-runtime/testing/TestClient"
  *
  * const options: Options = {
@@ -121,8 +120,14 @@ export interface Options {
   readonly elicitation?: ((params: any) => Effect.Effect<unknown, RpcError>) | undefined
   /** Declares sampling and answers `sampling/createMessage`. */
   readonly sampling?: ((params: any) => Effect.Effect<unknown, RpcError>) | undefined
-  /** Declares roots and answers `roots/list` with them. */
-  readonly roots?: ReadonlyArray<{ readonly uri: string; readonly name?: string }> | undefined
+  /**
+   * Declares roots and answers `roots/list` with them: a fixed list, or an
+   * effect asked at each request (so a test can change them between calls).
+   */
+  readonly roots?:
+    | ReadonlyArray<{ readonly uri: string; readonly name?: string }>
+    | (() => Effect.Effect<ReadonlyArray<{ readonly uri: string; readonly name?: string }>, RpcError>)
+    | undefined
   /** The largest message the server accepts (default: the transport's). */
   readonly maxMessageBytes?: number | undefined
   /** The kernel's page size for every list (default 1000): a small one makes the list helpers follow cursors. */
@@ -158,6 +163,16 @@ export interface TestClient {
     args?: Record<string, unknown>,
     options?: { readonly onProgress?: ((report: ProgressReport) => Effect.Effect<void>) | undefined }
   ) => Effect.Effect<CallToolResult, RpcError>
+  /**
+   * Calls a tool and succeeds with its `structuredContent`; fails with
+   * `UnexpectedResult` (saying what came instead) when the result is an
+   * error or has no structured content.
+   */
+  readonly callToolStructured: (
+    name: string,
+    args?: Record<string, unknown>,
+    options?: { readonly onProgress?: ((report: ProgressReport) => Effect.Effect<void>) | undefined }
+  ) => Effect.Effect<any, RpcError | UnexpectedResult>
   /** Calls a tool and fails with `UnexpectedResult` unless it answers an error result with this code. */
   readonly expectToolError: (
     name: string,
@@ -250,8 +265,7 @@ export const text = (result: CallToolResult): string =>
  *
  * ```ts
  * import { assert, it } from "@effect/vitest"
- * import * as Deferred from "effect/Deferred"
-import * as Effect from "effect/Effect"
+ * import * as Effect from "effect/Effect"
  * import { TestClient } from "effect-mcp-runtime/testing"
  * import { SystemCapability } from "effect-mcp-runtime/capabilities/system"
  *
@@ -296,7 +310,12 @@ export const make = <E, R>(
       onRequest: (method, params) => {
         if (method === "elicitation/create" && options.elicitation !== undefined) return options.elicitation(params)
         if (method === "sampling/createMessage" && options.sampling !== undefined) return options.sampling(params)
-        if (method === "roots/list" && options.roots !== undefined) return Effect.succeed({ roots: options.roots })
+        if (method === "roots/list" && options.roots !== undefined) {
+          const roots = options.roots
+          return typeof roots === "function"
+            ? Effect.map(roots(), (list) => ({ roots: list }))
+            : Effect.succeed({ roots })
+        }
         if (method === "ping") return Effect.succeed({})
         return Effect.fail(new RpcError({ code: -32601, message: `Method not found: ${method}`, data: undefined }))
       },
@@ -351,6 +370,20 @@ export const make = <E, R>(
       kernel,
       listTools: rpc.listAll("tools/list", "tools"),
       callTool,
+      callToolStructured: (name, args, callOptions) =>
+        Effect.flatMap(callTool(name, args, callOptions), (result) =>
+          result.isError !== true && result.structuredContent !== undefined
+            ? Effect.succeed(result.structuredContent)
+            : Effect.fail(
+                new UnexpectedResult({
+                  message:
+                    result.isError === true
+                      ? `expected ${name} to succeed, but it failed with the error code ${errorCode(result)}: ${text(result)}`
+                      : `expected ${name} to return structured content, but it returned only: ${text(result)}`,
+                  result
+                })
+              )
+        ),
       expectToolError: (name, args, code) =>
         Effect.flatMap(callTool(name, args), (result) => {
           const got = errorCode(result)
