@@ -5,7 +5,7 @@
  * own file, test/surface.test.ts.
  */
 import { spawnSync } from "node:child_process"
-import { existsSync, readFileSync } from "node:fs"
+import { existsSync, readdirSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import { makeTempDirs, runCli as run } from "./integration/CliProcess.ts"
@@ -111,6 +111,8 @@ describe("mcp-runtime capabilities list", () => {
     assert.isTrue(byId.exec.enabledByDefault)
     assert.isFalse(byId.conformance.enabledByDefault)
     assert.include(byId.exec.capabilities[0].tools, "exec_run")
+    assert.deepStrictEqual(byId.workspace.capabilities[0].resources, [])
+    assert.deepStrictEqual(byId.workspace.capabilities[0].templates, ["workspace_file"])
     assert.deepStrictEqual(byId.conformance.capabilities.map((c: { id: string }) => c.id).sort(), ["json", "test"])
   })
 
@@ -120,6 +122,8 @@ describe("mcp-runtime capabilities list", () => {
     assert.include(result.stdout, "system (enabled by default)")
     assert.include(result.stdout, "conformance (not enabled by default)")
     assert.include(result.stdout, "tools (2): exec_run, exec_commands")
+    assert.include(result.stdout, "resource templates (1): exec_run_log")
+    assert.include(result.stdout, "--capabilities system,workspace,exec,conformance")
   })
 })
 
@@ -139,6 +143,15 @@ describe("mcp-runtime call", () => {
     assert.strictEqual(unknown.code, 2)
     assert.include(unknown.stderr, "unknown tool system_nope")
     assert.include(unknown.stderr, "system_echo")
+  })
+
+  it("arguments that do not fit the tool's input schema: a usage error, with the schema, exit 2", () => {
+    const result = run(["call", "system_echo", "--audit-log", "off", "--args", '{"text":5}'])
+    assert.strictEqual(result.code, 2)
+    assert.include(result.stderr, "- text: Expected string, got 5")
+    assert.include(result.stderr, "The input schema of system_echo:")
+    assert.include(result.stderr, '"text": {')
+    assert.strictEqual(result.stdout, "")
   })
 
   it("a tool error: its message and suggestion on stderr, exit 1", () => {
@@ -178,7 +191,18 @@ describe("mcp-runtime call", () => {
       .split("\n")
       .map((line) => JSON.parse(line))
     assert.isTrue(entries.some((entry) => JSON.stringify(entry).includes("system_echo")))
-    assert.strictEqual(run(["call", "system_echo", "--root", root, "--audit-log", "off"]).code, 1)
+    // With `off`, nothing is written, not even at the default place (under $XDG_STATE_HOME).
+    const state = tempRoot()
+    const off = run(["call", "system_echo", "--root", root, "--audit-log", "off", "--args", '{"text":"hi"}'], {
+      env: { XDG_STATE_HOME: state }
+    })
+    assert.strictEqual(off.code, 0, off.stderr)
+    assert.deepStrictEqual(readdirSync(state), [])
+    const byDefault = run(["call", "system_echo", "--root", root, "--args", '{"text":"hi"}'], {
+      env: { XDG_STATE_HOME: state }
+    })
+    assert.strictEqual(byDefault.code, 0, byDefault.stderr)
+    assert.deepStrictEqual(readdirSync(state), ["mcp-runtime"])
   })
 
   it("progress notifications show on stderr, one line each when it is not a terminal", () => {

@@ -13,6 +13,7 @@ import * as Command from "effect/cli/Command"
 import * as Flag from "effect/cli/Flag"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import { errorMetaKey } from "../McpSchema.ts"
 import {
   AlreadyReported,
   auditLogFlag,
@@ -24,8 +25,6 @@ import {
   RpcError
 } from "./compose.ts"
 import { UsageError } from "./settings.ts"
-
-const errorMetaKey = "effect-mcp-runtime/error"
 
 /** Draws progress on stderr: a bar redrawn in place on a terminal, one line per report otherwise. */
 const makeProgress = (tty: boolean) => {
@@ -176,8 +175,13 @@ export const call = Command.make(
               `${flags.tool} needs confirmation: run it from a terminal to be asked, or pass --yes to confirm it.\n`
             )
           }
+          // Arguments that do not fit the tool's input schema are a usage error: show the schema to fix --args with.
+          const badArguments = details?.code === "invalid_arguments"
+          if (badArguments) {
+            process.stderr.write(`The input schema of ${flags.tool}:\n${JSON.stringify(tool.inputSchema, null, 2)}\n`)
+          }
           return yield* new AlreadyReported({
-            exitCode: 1,
+            exitCode: badArguments ? 2 : 1,
             message: `${flags.tool} failed${details?.code === undefined ? "" : ` (${details.code})`}`
           })
         }

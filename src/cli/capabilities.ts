@@ -27,7 +27,9 @@ import type { Settings } from "./settings.ts"
  * const system: BundleReport = {
  *   id: "system",
  *   enabledByDefault: true,
- *   capabilities: [{ id: "system", version: "0.1.0", description: "…", tools: ["system_echo"], resources: [], prompts: [] }]
+ *   capabilities: [
+ *     { id: "system", version: "0.1.0", description: "…", tools: ["system_echo"], resources: [], templates: [], prompts: [] }
+ *   ]
  * }
  * ```
  *
@@ -42,7 +44,10 @@ export interface BundleReport {
     readonly version: string
     readonly description: string
     readonly tools: ReadonlyArray<string>
+    /** Static resources. */
     readonly resources: ReadonlyArray<string>
+    /** Resource templates (RFC 6570 URI templates). */
+    readonly templates: ReadonlyArray<string>
     readonly prompts: ReadonlyArray<string>
   }>
 }
@@ -73,28 +78,37 @@ export const bundleReports = (settings: Settings) =>
       )
       const reports: Array<BundleReport> = []
       for (const id of Object.keys(Bundled.bundled) as Array<Bundled.BundledId>) {
-        const client = yield* Effect.scoped(
-          Effect.map(
-            connectInProcess({
+        const { summaries, templates } = yield* Effect.scoped(
+          Effect.gen(function* () {
+            const client = yield* connectInProcess({
               ...settings,
               capabilities: [id],
               root: emptyRoot,
               workspace: { ...settings.workspace, root: emptyRoot },
               audit: undefined,
               gate: undefined
-            }),
-            (client) => client.kernel.capabilities()
-          )
+            })
+            // The kernel lists static resources and templates together; the templates list tells them apart.
+            const templates =
+              client.initialized.capabilities?.resources === undefined
+                ? []
+                : yield* client.listAll("resources/templates/list", "resourceTemplates")
+            return {
+              summaries: client.kernel.capabilities(),
+              templates: new Set<string>(templates.map((t: { readonly name: string }) => t.name))
+            }
+          })
         )
         reports.push({
           id,
           enabledByDefault: Bundled.defaults.includes(id),
-          capabilities: client.map((c) => ({
+          capabilities: summaries.map((c) => ({
             id: c.id,
             version: c.version,
             description: c.description,
             tools: c.tools,
-            resources: c.resources,
+            resources: c.resources.filter((name) => !templates.has(name)),
+            templates: c.resources.filter((name) => templates.has(name)),
             prompts: c.prompts
           }))
         })
@@ -129,10 +143,13 @@ const list = Command.make(
         out += `  ${c.id} ${c.version} — ${c.description}\n`
         out += `    tools (${c.tools.length}): ${c.tools.join(", ") || "none"}\n`
         out += `    resources (${c.resources.length}): ${c.resources.join(", ") || "none"}\n`
+        out += `    resource templates (${c.templates.length}): ${c.templates.join(", ") || "none"}\n`
         out += `    prompts (${c.prompts.length}): ${c.prompts.join(", ") || "none"}\n`
       }
     }
-    out += `\nEnable with: mcp-runtime serve --capabilities ${Bundled.defaults.join(",")}\n`
+    out +=
+      `\nBy default serve enables ${Bundled.defaults.join(",")}; --capabilities (or "capabilities" in the ` +
+      `configuration file) chooses, e.g. mcp-runtime serve --capabilities ${Object.keys(Bundled.bundled).join(",")}\n`
     process.stdout.write(out)
   }, quietLogs)
 ).pipe(Command.withDescription("List the bundled capabilities and what each contributes"))

@@ -24,6 +24,7 @@ import * as Gate from "../Gate.ts"
 import * as Kernel from "../Kernel.ts"
 import * as McpServer from "../McpServer.ts"
 import * as Policy from "../Policy.ts"
+import * as ProtocolVersion from "../ProtocolVersion.ts"
 import * as ServerConfig from "../ServerConfig.ts"
 import * as MemoryClient from "../internal/memoryClient.ts"
 import type { RpcError } from "../internal/memoryClient.ts"
@@ -295,8 +296,18 @@ export const quietLogs = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effec
 
 export {
   /**
-   * A JSON-RPC error answered to an in-process request.
+   * A JSON-RPC error answered to an in-process request (or, from an
+   * `onRequest` handler, sent back to the server).
    *
+   * **Example**
+   *
+   * ```ts
+   * import { RpcError } from "./src/cli/compose.ts"
+   *
+   * new RpcError({ code: -32601, message: "sampling/createMessage is not supported", data: undefined }).code // => -32601
+   * ```
+   *
+   * @category errors
    * @since 0.1.0
    */
   RpcError
@@ -305,6 +316,16 @@ export {
 /**
  * A client of an in-process server, talking to it through the real framing
  * and codec (newline-delimited JSON over a memory transport).
+ *
+ * **Example**
+ *
+ * ```ts
+ * import * as Effect from "effect/Effect"
+ * import type { InProcessClient } from "./src/cli/compose.ts"
+ *
+ * const echo = (client: InProcessClient) =>
+ *   client.request("tools/call", { name: "system_echo", arguments: { text: "hi" } })
+ * ```
  *
  * @category models
  * @since 0.1.0
@@ -325,7 +346,7 @@ export interface InProcessClient {
 /**
  * Starts the server composed from `settings` in this process, behind a
  * memory transport, initializes it as a client with the given capabilities,
- * and returns the client. Server-to-client requests go to `onRequest`
+ * (protocol `ProtocolVersion.latest`) and returns the client. Server-to-client requests go to `onRequest`
  * (unanswered ones get −32601), notifications to `onNotification`.
  *
  * **Example**
@@ -368,7 +389,7 @@ export const connectInProcess = Effect.fnUntraced(function* (
 
   const { listAll, notify, request } = yield* MemoryClient.connect(client, options)
   const initialized = yield* request("initialize", {
-    protocolVersion: "2025-11-25",
+    protocolVersion: ProtocolVersion.latest,
     capabilities: options.clientCapabilities ?? {},
     clientInfo: { name: "mcp-runtime-cli", version: ServerConfig.packageVersion }
   })

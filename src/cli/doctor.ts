@@ -9,9 +9,11 @@
  */
 import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
+import * as Cause from "effect/Cause"
 import * as Command from "effect/cli/Command"
 import * as Flag from "effect/cli/Flag"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
 import { defaultExecSettings } from "../../capabilities/exec/settings.ts"
 import * as ServerConfig from "../ServerConfig.ts"
@@ -64,7 +66,21 @@ export interface Check {
 }
 
 /**
- * The whole report: sections of checks, and the client configuration.
+ * The whole report: sections of checks, what the capabilities registered,
+ * and the client configuration. `ok` is false when any check failed.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import type { Report } from "./src/cli/doctor.ts"
+ *
+ * const report: Report = {
+ *   ok: false,
+ *   sections: [{ name: "Root and configuration", checks: [{ ok: false, title: "Root", details: ["--root /nope: not a directory"] }] }],
+ *   capabilities: [],
+ *   clients: []
+ * }
+ * ```
  *
  * @category models
  * @since 0.1.0
@@ -72,7 +88,7 @@ export interface Check {
 export interface Report {
   readonly ok: boolean
   readonly sections: ReadonlyArray<{ readonly name: string; readonly checks: ReadonlyArray<Check> }>
-  /** What each capability registered, read from the kernel's registries (empty when they did not start). */
+  /** What each capability registered, read from the kernel's registries (those that start). */
   readonly capabilities: ReadonlyArray<CapabilityReport>
   readonly clients: ReadonlyArray<{ readonly client: string; readonly where: string; readonly text: string }>
 }
@@ -129,8 +145,22 @@ const toolMarks = (tool: CapabilityReport["tools"][number]): string => {
  * Builds the capabilities the settings name, in process and as `serve`
  * would (audit log off), and reads the kernel's registries: a capability
  * that fails to register fails with its typed error.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import { inspectCapabilities } from "./src/cli/doctor.ts"
+ *
+ * declare const settings: import("./src/cli/settings.ts").Settings
+ * const reports = inspectCapabilities({ ...settings, capabilities: ["system"] })
+ * ```
+ *
+ * @category reports
+ * @since 0.1.0
  */
-const inspectCapabilities = (settings: Settings.Settings) =>
+export const inspectCapabilities = (
+  settings: Settings.Settings
+): Effect.Effect<ReadonlyArray<CapabilityReport>, unknown> =>
   Effect.scoped(
     Effect.gen(function* () {
       const client = yield* connectInProcess({ ...settings, audit: undefined })
@@ -178,6 +208,79 @@ const inspectCapabilities = (settings: Settings.Settings) =>
       }))
     })
   )
+
+const describeFailure = (cause: Cause.Cause<unknown>): string => {
+  const error = Cause.findErrorOption(cause)
+  if (Option.isSome(error) && !Cause.hasDies(cause)) {
+    const e = error.value as { readonly _tag?: unknown; readonly message?: unknown }
+    return `${typeof e._tag === "string" ? e._tag : "Error"}: ${typeof e.message === "string" ? e.message : String(error.value)}`
+  }
+  return `a defect: ${Cause.pretty(cause).split("\n")[0]}`
+}
+
+const capabilityCheck = (c: CapabilityReport): Check => ({
+  ok: true,
+  title: `${c.id} ${c.version} — ${c.description}`,
+  details: [
+    `tools: ${c.tools.map(toolMarks).join(", ") || "none"}`,
+    `resources: ${c.resources.map((r) => (r.uri === undefined ? r.name : `${r.name} (${r.uri})`)).join(", ") || "none"}`,
+    `resource templates: ${
+      c.templates.map((t) => (t.uriTemplate === undefined ? t.name : `${t.name} (${t.uriTemplate})`)).join(", ") ||
+      "none"
+    }`,
+    `prompts: ${c.prompts.map((p) => (p.arguments.length === 0 ? p.name : `${p.name}(${p.arguments.join(", ")})`)).join(", ") || "none"}`
+  ]
+})
+
+/**
+ * The Capabilities section: every capability the settings enable, built
+ * together as `serve` builds them. When they do not start, each one is built
+ * on its own to tell which fails (✗ with its typed error) from which works
+ * (✓ with what it registers); when each works alone, the failure is in their
+ * combination (a name or URI scheme taken twice) and is reported as such.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import { capabilityChecks } from "./src/cli/doctor.ts"
+ *
+ * declare const settings: import("./src/cli/settings.ts").Settings
+ * const section = capabilityChecks(settings) // Effect<{ checks, registered }>
+ * ```
+ *
+ * @category reports
+ * @since 0.1.0
+ */
+export const capabilityChecks = Effect.fnUntraced(function* (
+  settings: Settings.Settings,
+  inspect: (
+    settings: Settings.Settings
+  ) => Effect.Effect<ReadonlyArray<CapabilityReport>, unknown> = inspectCapabilities
+): Effect.fn.Return<{ readonly checks: ReadonlyArray<Check>; readonly registered: ReadonlyArray<CapabilityReport> }> {
+  const together = yield* Effect.exit(inspect(settings))
+  if (Exit.isSuccess(together)) return { checks: together.value.map(capabilityCheck), registered: together.value }
+  const checks: Array<Check> = []
+  const registered: Array<CapabilityReport> = []
+  let aloneFailed = false
+  for (const id of settings.capabilities) {
+    const alone = yield* Effect.exit(inspect({ ...settings, capabilities: [id] }))
+    if (Exit.isSuccess(alone)) {
+      checks.push(...alone.value.map(capabilityCheck))
+      registered.push(...alone.value)
+    } else {
+      aloneFailed = true
+      checks.push({ ok: false, title: `${id}: does not start`, details: [describeFailure(alone.cause)] })
+    }
+  }
+  if (!aloneFailed) {
+    checks.push({
+      ok: false,
+      title: `${settings.capabilities.join(", ")}: each starts alone, but not together`,
+      details: [describeFailure(together.cause)]
+    })
+  }
+  return { checks, registered }
+})
 
 const atLeast = (version: string, required: string): boolean => {
   const a = version.replace(/^v/, "").split(".").map(Number)
@@ -375,34 +478,9 @@ export const diagnose = Effect.fnUntraced(function* (flags: {
   }
 
   const capabilities = section("Capabilities")
-  const built = yield* Effect.result(inspectCapabilities(settings))
-  let registered: ReadonlyArray<CapabilityReport> = []
-  if (built._tag === "Failure") {
-    const error = built.failure as { readonly _tag?: string; readonly message?: string }
-    capabilities.push({
-      ok: false,
-      title: `The capabilities ${settings.capabilities.join(", ")} do not start`,
-      details: [`${error._tag ?? "Error"}: ${error.message ?? String(built.failure)}`]
-    })
-  } else {
-    registered = built.success
-    for (const c of registered) {
-      capabilities.push({
-        ok: true,
-        title: `${c.id} ${c.version} — ${c.description}`,
-        details: [
-          `tools: ${c.tools.map(toolMarks).join(", ") || "none"}`,
-          `resources: ${c.resources.map((r) => (r.uri === undefined ? r.name : `${r.name} (${r.uri})`)).join(", ") || "none"}`,
-          `resource templates: ${
-            c.templates
-              .map((t) => (t.uriTemplate === undefined ? t.name : `${t.name} (${t.uriTemplate})`))
-              .join(", ") || "none"
-          }`,
-          `prompts: ${c.prompts.map((p) => (p.arguments.length === 0 ? p.name : `${p.name}(${p.arguments.join(", ")})`)).join(", ") || "none"}`
-        ]
-      })
-    }
-  }
+  const inspected = yield* capabilityChecks(settings)
+  capabilities.push(...inspected.checks)
+  const registered = inspected.registered
 
   const services = section("Host services and safety controls")
   services.push({

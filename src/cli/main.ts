@@ -29,7 +29,16 @@ const root = Command.make("mcp-runtime").pipe(
 )
 
 // serve's stderr is its log channel: failures there are one JSON log line. The other commands talk to a person.
-const serving = process.argv.slice(2).includes("serve")
+// The command is the first argument that is neither a global flag nor a global flag's value.
+const commandName = (args: ReadonlyArray<string>): string | undefined => {
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!
+    if (arg === "--log-level" || arg === "--completions") i++
+    else if (!arg.startsWith("-")) return arg
+  }
+  return undefined
+}
+const serving = commandName(process.argv.slice(2)) === "serve"
 
 // Startup failures are reported as one JSON log line with a readable message
 // (no stack trace for expected errors such as a bad flag or a kernel error).
