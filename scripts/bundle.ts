@@ -18,6 +18,8 @@ export const bundle = async (entryPoint: string, outfile: string): Promise<numbe
     treeShaking: true,
     sourcemap: "linked",
     legalComments: "none",
+    // A native parser (napi binding per platform), loaded only when fe_skeleton runs: resolved from node_modules.
+    external: ["oxc-parser"],
     metafile: true,
     banner: {
       js: "#!/usr/bin/env node\nimport { createRequire as __createRequire } from 'node:module';const require = __createRequire(import.meta.url);"

@@ -53,7 +53,9 @@ export const TestFailure = Schema.Struct({
   name: Schema.String.annotate({
     description: 'The test\'s full name, its describe blocks and its own name joined by " > ".'
   }),
-  expected: Schema.optionalKey(Schema.String.annotate({ description: "The expected value, as the runner printed it." })),
+  expected: Schema.optionalKey(
+    Schema.String.annotate({ description: "The expected value, as the runner printed it." })
+  ),
   actual: Schema.optionalKey(Schema.String.annotate({ description: "The value received, as the runner printed it." }))
 })
 

@@ -1,0 +1,74 @@
+/**
+ * The `fe` capability: the understand → verify → diagnose loop for
+ * TypeScript and JavaScript projects — `fe_skeleton` (a token-budgeted map
+ * of the code's exports and imports), `fe_verify` (typecheck, lint and tests
+ * with the project's own tools) and `fe_doctor` (the cause and the fix of
+ * each problem verify finds). The three share the project detection
+ * (framework, package manager, tsconfig, linter, test runner, source
+ * directory). It requires the `Workspace` and `CommandRunner` services. See
+ * `docs/capabilities/fe.md`.
+ *
+ * @since 0.1.0
+ */
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Capability from "../../src/Capability.ts"
+import { FeSettings } from "./settings.ts"
+import * as FeState from "./state.ts"
+import { makeVerify } from "./verify.ts"
+
+/**
+ * The capability layer: `Layer<never, KernelError, Kernel | Workspace |
+ * CommandRunner>`. Provide `FeSettings` to change the Node executable or the
+ * step limits.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import * as Layer from "effect/Layer"
+ * import * as NodeCommandRunner from "effect-mcp-runtime/layers/NodeCommandRunner"
+ * import * as NodeWorkspace from "effect-mcp-runtime/layers/NodeWorkspace"
+ * import { FeCapability } from "./capabilities/fe/index.ts"
+ *
+ * const Frontend = FeCapability.pipe(
+ *   Layer.provide(NodeCommandRunner.layer()),
+ *   Layer.provide(NodeWorkspace.layer({ root: "/srv/app" }))
+ * )
+ * ```
+ *
+ * @category layers
+ * @since 0.1.0
+ */
+export const FeCapability = Capability.make(
+  {
+    id: "fe",
+    description: "Map, verify and diagnose TypeScript and JavaScript projects: skeleton, typecheck/lint/test, doctor",
+    version: "0.1.0"
+  },
+  Effect.map(Effect.service(FeSettings), (settings) => ({
+    tools: [makeVerify(settings)]
+  }))
+).pipe(Layer.provide(FeState.layer))
+
+export {
+  /**
+   * `fe_verify`, for given settings.
+   *
+   * @since 0.1.0
+   */
+  makeVerify
+} from "./verify.ts"
+export {
+  /**
+   * The default settings (see `settings.ts`).
+   *
+   * @since 0.1.0
+   */
+  defaultFeSettings,
+  /**
+   * The settings reference, read when the capability is built (see `settings.ts`).
+   *
+   * @since 0.1.0
+   */
+  FeSettings
+} from "./settings.ts"

@@ -1,0 +1,283 @@
+/**
+ * fe_verify's own behaviour, over the real NodeCommandRunner and Node
+ * workspace in temporary roots whose node_modules hold small stand-in tools
+ * (real Node programs with a `bin`, as npm installs them): the steps a call
+ * chooses, a tool that is not installed, a tool that prints no report, the
+ * files option checked against the root, progress per step, cancellation
+ * and the step timeout killing the tool's whole process tree (checked
+ * against the process table). What the real tsc, ESLint, Biome, Vitest and
+ * Jest report, and how it is parsed, is in FeFixtures/FeLoop tests over the
+ * installed fixtures.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import { TestClock } from "effect/testing"
+import { execFileSync } from "node:child_process"
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { dirname, join } from "node:path"
+import { afterAll } from "vitest"
+import { FeCapability } from "../capabilities/fe/index.ts"
+import { defaultFeSettings, FeSettings } from "../capabilities/fe/settings.ts"
+import * as NodeCommandRunner from "../layers/NodeCommandRunner.ts"
+import * as NodeWorkspace from "../layers/NodeWorkspace.ts"
+import * as Policy from "../src/Policy.ts"
+import * as ServerConfig from "../src/ServerConfig.ts"
+import { TestClient } from "../src/testing.ts"
+import { WorkspaceRoot } from "../src/WorkspaceRoot.ts"
+
+const roots: Array<string> = []
+afterAll(() => {
+  for (const root of roots) rmSync(root, { recursive: true, force: true })
+})
+
+/** A root with these files (a stand-in tool is a package in node_modules with a `bin`). */
+const makeRoot = (files: Record<string, string>): string => {
+  const root = realpathSync(mkdtempSync(join(tmpdir(), "fe-verify-")))
+  roots.push(root)
+  for (const [path, content] of Object.entries(files)) {
+    mkdirSync(dirname(join(root, path)), { recursive: true })
+    writeFileSync(join(root, path), content)
+  }
+  return root
+}
+
+const toolPackage = (name: string, bin: string, script: string): Record<string, string> => ({
+  [`node_modules/${name}/package.json`]: JSON.stringify({ name, version: "0.0.0-stand-in", bin: { [bin]: "cli.js" } }),
+  [`node_modules/${name}/cli.js`]: script
+})
+
+// Writes its pid (the process group the runner made) to a file, starts two children, and waits for ever.
+const hangingTool = `
+const { spawn } = require("node:child_process")
+spawn("sleep", ["300"], { stdio: "ignore" })
+spawn("sleep", ["300"], { stdio: "ignore" })
+require("node:fs").writeFileSync("tool.pid", String(process.pid))
+setInterval(() => {}, 1000)
+`
+
+const client = (root: string, options: { readonly progressInterval?: number } = {}) =>
+  TestClient.make(
+    FeCapability.pipe(
+      Layer.provide(NodeCommandRunner.layer()),
+      Layer.provide(NodeWorkspace.layer({ root })),
+      Layer.provide(Layer.succeed(WorkspaceRoot, root)),
+      Layer.provide(Layer.succeed(FeSettings, { ...defaultFeSettings, defaultStepTimeoutMs: 60_000 })),
+      Layer.provideMerge(
+        Layer.mergeAll(
+          ServerConfig.layer({ shutdownGraceMs: 0 }),
+          Policy.layer({ ...Policy.defaults, progressInterval: options.progressInterval ?? 0 })
+        )
+      )
+    )
+  )
+
+const wallSleep = (ms: number) =>
+  Effect.callback<void>((resume) => {
+    const timer = setTimeout(() => resume(Effect.void), ms)
+    return Effect.sync(() => clearTimeout(timer))
+  })
+
+const liveMembers = (pgid: number): ReadonlyArray<number> =>
+  execFileSync("ps", ["-eo", "pid=,pgid=,stat="], { encoding: "utf8" })
+    .split("\n")
+    .map((line) => line.trim().split(/\s+/))
+    .filter((cols) => cols.length >= 3 && Number(cols[1]) === pgid && !cols[2]!.startsWith("Z"))
+    .map((cols) => Number(cols[0]))
+
+const awaitPid = (file: string, members: number) =>
+  Effect.gen(function* () {
+    for (let i = 0; i < 1000; i++) {
+      if (existsSync(file)) {
+        const pid = Number(readFileSync(file, "utf8"))
+        if (liveMembers(pid).length >= members) return pid
+      }
+      yield* wallSleep(10)
+    }
+    return assert.fail(`${file} never appeared with ${members} live processes`)
+  })
+
+const awaitGroupGone = (pgid: number) =>
+  Effect.gen(function* () {
+    for (let i = 0; i < 500; i++) {
+      if (liveMembers(pgid).length === 0) return
+      yield* wallSleep(10)
+    }
+    assert.deepStrictEqual(liveMembers(pgid), [], "no process of the tool's group is left")
+  })
+
+describe("fe_verify", () => {
+  it.effect("runs only the chosen steps, and says what is missing when a tool is not installed", () =>
+    Effect.gen(function* () {
+      const root = makeRoot({
+        "package.json": JSON.stringify({ devDependencies: { typescript: "5", eslint: "9", vitest: "4" } }),
+        "tsconfig.json": "{}",
+        "eslint.config.js": "export default []\n",
+        "pnpm-lock.yaml": ""
+      })
+      const fe = yield* client(root)
+      const result = (yield* fe.callToolStructured("fe_verify", { steps: ["lint", "typecheck"] })) as any
+      assert.deepStrictEqual(
+        result.steps.map((s: any) => [s.step, s.status, s.tool]),
+        [
+          ["typecheck", "error", "typescript"],
+          ["lint", "error", "eslint"]
+        ]
+      )
+      assert.include(result.steps[0].detail, "typescript is not installed")
+      // The install command is the project's package manager's.
+      assert.include(result.steps[0].detail, '"pnpm install"')
+      assert.include(result.steps[0].detail, "pnpm add -D typescript")
+      assert.isFalse(result.ok)
+      assert.strictEqual(result.problemsTotal, 0)
+      assert.include(result.next, "Fix what stopped the steps")
+      assert.deepStrictEqual(result.project, {
+        framework: "none",
+        packageManager: "pnpm",
+        tsconfig: "tsconfig.json",
+        linter: "eslint",
+        testRunner: "vitest"
+      })
+    })
+  )
+
+  it.effect("skips the steps the project has nothing for", () =>
+    Effect.gen(function* () {
+      const root = makeRoot({ "package.json": "{}" })
+      const result = (yield* (yield* client(root)).callToolStructured("fe_verify", {})) as any
+      assert.deepStrictEqual(
+        result.steps.map((s: any) => [s.step, s.status]),
+        [
+          ["typecheck", "skipped"],
+          ["lint", "skipped"],
+          ["test", "skipped"]
+        ]
+      )
+      assert.isTrue(result.ok)
+      assert.include(result.steps[0].detail, "No tsconfig.json")
+    })
+  )
+
+  it.effect("a tool that exits without its report is an error step showing what it printed", () =>
+    Effect.gen(function* () {
+      const root = makeRoot({
+        "package.json": JSON.stringify({ devDependencies: { eslint: "9" } }),
+        "eslint.config.js": "export default []\n",
+        ...toolPackage(
+          "eslint",
+          "eslint",
+          "process.stderr.write(\"Oops! Something went wrong! :(\\nESLint: 9.0.0\\nCannot find package 'typescript-eslint'\\n\"); process.exit(2)"
+        )
+      })
+      const result = (yield* (yield* client(root)).callToolStructured("fe_verify", { steps: ["lint"] })) as any
+      const lint = result.steps[0]
+      assert.strictEqual(lint.status, "error")
+      assert.strictEqual(lint.tool, "eslint 0.0.0-stand-in")
+      assert.strictEqual(lint.command, "node_modules/eslint/cli.js --format json .")
+      assert.include(lint.detail, "exited with code 2 without a JSON report")
+      assert.include(lint.detail, "Cannot find package 'typescript-eslint'")
+      assert.lengthOf(lint.runIds, 1)
+    })
+  )
+
+  it.effect("files must be under the root and exist; they are passed to the linter", () =>
+    Effect.gen(function* () {
+      const root = makeRoot({
+        "package.json": JSON.stringify({ devDependencies: { eslint: "9" } }),
+        "eslint.config.js": "export default []\n",
+        "src/a.ts": "export {}\n",
+        // The stand-in prints its arguments as an ESLint report with one message, so what it got is visible.
+        ...toolPackage(
+          "eslint",
+          "eslint",
+          `const args = process.argv.slice(2)
+console.log(JSON.stringify([{ filePath: require("node:path").resolve(args[args.length - 1]), messages: [{ ruleId: "no-console", severity: 1, message: args.join(" "), line: 1, column: 1 }] }]))`
+        )
+      })
+      const fe = yield* client(root)
+      assert.strictEqual(
+        TestClient.errorCode(yield* fe.callTool("fe_verify", { files: ["../etc/passwd"] })),
+        "invalid_file"
+      )
+      assert.strictEqual(
+        TestClient.errorCode(yield* fe.callTool("fe_verify", { files: ["src/none.ts"] })),
+        "invalid_file"
+      )
+      const result = (yield* fe.callToolStructured("fe_verify", { steps: ["lint"], files: ["./src/a.ts"] })) as any
+      assert.strictEqual(result.steps[0].status, "passed")
+      assert.strictEqual(result.steps[0].warnings, 1)
+      assert.deepStrictEqual(result.problems[0], {
+        source: "eslint",
+        kind: "lint",
+        file: "src/a.ts",
+        line: 1,
+        column: 1,
+        code: "no-console",
+        message: "--format json src/a.ts",
+        severity: "warning",
+        suggestion:
+          "Call fe_doctor with this problem for the cause of no-console at src/a.ts:1 and a concrete fix (or fe_doctor with no arguments for every problem of this run)."
+      })
+      assert.isTrue(result.ok, "warnings only")
+      assert.include(result.summary, "with 1 warning")
+    })
+  )
+
+  it.effect("reports progress at the start and end of each step", () =>
+    Effect.gen(function* () {
+      const root = makeRoot({ "package.json": "{}" })
+      const fe = yield* client(root)
+      const seen: Array<string> = []
+      yield* fe.callTool(
+        "fe_verify",
+        { steps: ["lint", "test"] },
+        { onProgress: (p) => Effect.sync(() => seen.push(`${p.progress}/${p.total} ${p.message}`)) }
+      )
+      assert.deepStrictEqual(seen, [
+        "0/4 lint: running",
+        "1/4 lint: skipped — No linter configured (no ESLint or Biome configuration or dependency).",
+        "2/4 test: running",
+        "3/4 test: skipped — No test runner configured (no Vitest or Jest dependency)."
+      ])
+    })
+  )
+
+  it.effect("cancelling the call kills the running tool and every process it started", () =>
+    Effect.gen(function* () {
+      const root = makeRoot({
+        "package.json": JSON.stringify({ devDependencies: { typescript: "5" } }),
+        "tsconfig.json": "{}",
+        ...toolPackage("typescript", "tsc", hangingTool)
+      })
+      const fe = yield* client(root)
+      const call = yield* fe.send("tools/call", { name: "fe_verify", arguments: {} })
+      const pid = yield* awaitPid(join(root, "tool.pid"), 3)
+      yield* fe.cancel(call.id, "the user moved on")
+      yield* awaitGroupGone(pid)
+      // The server goes on serving.
+      assert.deepStrictEqual(yield* fe.request("ping"), {})
+    })
+  )
+
+  it.effect("a step past its timeout is killed with its tree and reported timed_out", () =>
+    Effect.gen(function* () {
+      const root = makeRoot({
+        "package.json": JSON.stringify({ devDependencies: { typescript: "5" } }),
+        "tsconfig.json": "{}",
+        ...toolPackage("typescript", "tsc", hangingTool)
+      })
+      const fe = yield* client(root)
+      const call = yield* fe.send("tools/call", { name: "fe_verify", arguments: { timeoutMs: 5000 } })
+      const pid = yield* awaitPid(join(root, "tool.pid"), 3)
+      yield* TestClock.adjust("4999 millis")
+      assert.isAtLeast(liveMembers(pid).length, 3, "still running just before the timeout")
+      yield* TestClock.adjust("1 millis")
+      const result = (yield* call.response).structuredContent
+      assert.strictEqual(result.steps[0].status, "timed_out")
+      assert.include(result.steps[0].detail, "did not finish within 5.0 s")
+      assert.isFalse(result.ok)
+      yield* awaitGroupGone(pid)
+    })
+  )
+})
