@@ -13,6 +13,8 @@ import type { WorkspaceError } from "../src/Workspace.ts"
 import { ConformanceCapability } from "./conformance/index.ts"
 import { ExecCapability } from "./exec/index.ts"
 import { ExecSettings, type ExecSettingsShape } from "./exec/settings.ts"
+import { FeCapability } from "./fe/index.ts"
+import { FeSettings, type FeSettingsShape } from "./fe/settings.ts"
 import { SystemCapability } from "./system/index.ts"
 import { WorkspaceCapability } from "./workspace/index.ts"
 
@@ -36,6 +38,8 @@ export interface BundleSettings {
   readonly workspace: NodeWorkspace.Options
   /** The exec capability's settings; undefined keeps its defaults. */
   readonly exec: ExecSettingsShape | undefined
+  /** The fe capability's settings; undefined (or absent) keeps its defaults. */
+  readonly fe?: FeSettingsShape | undefined
 }
 
 type Bundle = (
@@ -55,7 +59,7 @@ type Bundle = (
  * ```ts
  * import { bundled } from "./capabilities/index.ts"
  *
- * Object.keys(bundled) // => ["system", "workspace", "exec", "conformance"]
+ * Object.keys(bundled) // => ["system", "workspace", "exec", "fe", "conformance"]
  * ```
  *
  * @category constants
@@ -70,6 +74,13 @@ export const bundled = {
     ExecCapability.pipe(
       Layer.provide(services.commandRunner),
       Layer.provide(settings.exec === undefined ? Layer.empty : Layer.succeed(ExecSettings, settings.exec))
+    ),
+  // The TypeScript/JavaScript project at the root: skeleton, verify (with the project's own tools), doctor.
+  fe: (settings, services) =>
+    FeCapability.pipe(
+      Layer.provide(services.commandRunner),
+      Layer.provide(NodeWorkspace.layer(settings.workspace)),
+      Layer.provide(settings.fe === undefined ? Layer.empty : Layer.succeed(FeSettings, settings.fe))
     ),
   conformance: () => ConformanceCapability
 } as const satisfies Record<string, Bundle>
@@ -101,13 +112,13 @@ export type BundledId = keyof typeof bundled
  * ```ts
  * import { defaults } from "./capabilities/index.ts"
  *
- * defaults // => ["system", "workspace", "exec"]
+ * defaults // => ["system", "workspace", "exec", "fe"]
  * ```
  *
  * @category constants
  * @since 0.1.0
  */
-export const defaults: ReadonlyArray<BundledId> = ["system", "workspace", "exec"]
+export const defaults: ReadonlyArray<BundledId> = ["system", "workspace", "exec", "fe"]
 
 /**
  * The layer of the given bundled capabilities, built with the settings and

@@ -7,6 +7,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import { ExecSettingsSchema } from "../capabilities/exec/settings.ts"
+import { defaultFeSettings } from "../capabilities/fe/settings.ts"
 import * as ConfigFile from "../src/cli/ConfigFile.ts"
 import * as Settings from "../src/cli/settings.ts"
 
@@ -74,6 +75,15 @@ describe("ConfigFile.parse", () => {
         "$.tyop"
       ])
       for (const problem of problems) assert.isAbove(problem.message.length, 0)
+    })
+  )
+
+  it.effect("the fe section decodes to whole settings, and refuses a relative node and unknown keys", () =>
+    Effect.gen(function* () {
+      const config = yield* ConfigFile.parse("cfg.json", JSON.stringify({ fe: { defaultStepTimeoutMs: 60000 } }))
+      assert.deepStrictEqual(config.fe, { ...defaultFeSettings, defaultStepTimeoutMs: 60000 })
+      const problems = yield* problemsOf(JSON.stringify({ fe: { node: "node", stepTimeout: 1 } }))
+      assert.deepStrictEqual(problems.map((p) => p.path).sort(), ["$.fe.node", "$.fe.stepTimeout"])
     })
   )
 
@@ -276,6 +286,16 @@ describe("settings.resolve: safety of the configuration itself", () => {
       })
       const text = fromRoot.warnings.join("\n")
       for (const part of ["exec_run", "audit log off", "AWS_SECRET", "bash"]) assert.include(text, part)
+      // Another Node for the project's tools is a loosening too (it runs without confirmation).
+      const otherNode = yield* Settings.resolve({
+        root: "/srv/p",
+        configFile: "/srv/p/mcp-runtime.json",
+        configFromRoot: true,
+        config: { fe: { ...defaultFeSettings, node: "/srv/p/bin/node" } },
+        flags: noFlags,
+        env: {}
+      })
+      assert.include(otherNode.warnings.join("\n"), "runs the project's tools (fe_verify) with /srv/p/bin/node")
       const explicit = yield* Settings.resolve({
         root: "/srv/p",
         configFile: "/etc/mcp.json",

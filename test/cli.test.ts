@@ -107,7 +107,7 @@ describe("mcp-runtime capabilities list", () => {
     assert.strictEqual(result.code, 0, result.stderr)
     const reports = JSON.parse(result.stdout)
     const byId = Object.fromEntries(reports.map((r: { id: string }) => [r.id, r]))
-    assert.deepStrictEqual(Object.keys(byId).sort(), ["conformance", "exec", "system", "workspace"])
+    assert.deepStrictEqual(Object.keys(byId).sort(), ["conformance", "exec", "fe", "system", "workspace"])
     assert.isTrue(byId.exec.enabledByDefault)
     assert.isFalse(byId.conformance.enabledByDefault)
     assert.include(byId.exec.capabilities[0].tools, "exec_run")
@@ -123,7 +123,7 @@ describe("mcp-runtime capabilities list", () => {
     assert.include(result.stdout, "conformance (not enabled by default)")
     assert.include(result.stdout, "tools (2): exec_run, exec_commands")
     assert.include(result.stdout, "resource templates (1): exec_run_log")
-    assert.include(result.stdout, "--capabilities system,workspace,exec,conformance")
+    assert.include(result.stdout, "--capabilities system,workspace,exec,fe,conformance")
   })
 })
 

@@ -35,7 +35,8 @@ describe("doctor's Capabilities section", () => {
         [
           [true, "system 0.1.0 — the system capability"],
           [true, "workspace 0.1.0 — the workspace capability"],
-          [true, "exec 0.1.0 — the exec capability"]
+          [true, "exec 0.1.0 — the exec capability"],
+          [true, "fe 0.1.0 — the fe capability"]
         ]
       )
       assert.include(section.checks[0]!.details[0], "system_tool (read-only)")
@@ -53,13 +54,14 @@ describe("doctor's Capabilities section", () => {
         [
           [true, "system 0.1.0 — the system capability"],
           [true, "workspace 0.1.0 — the workspace capability"],
-          [false, "exec: does not start"]
+          [false, "exec: does not start"],
+          [true, "fe 0.1.0 — the fe capability"]
         ]
       )
       assert.deepStrictEqual(section.checks[2]!.details, [duplicateText])
       assert.deepStrictEqual(
         section.registered.map((c) => c.id),
-        ["system", "workspace"]
+        ["system", "workspace", "fe"]
       )
     })
   )
@@ -72,7 +74,7 @@ describe("doctor's Capabilities section", () => {
       )
       const failed = section.checks.filter((c) => !c.ok)
       assert.strictEqual(failed.length, 1)
-      assert.strictEqual(failed[0]!.title, "system, workspace, exec: each starts alone, but not together")
+      assert.strictEqual(failed[0]!.title, "system, workspace, exec, fe: each starts alone, but not together")
       assert.deepStrictEqual(failed[0]!.details, [duplicateText])
     })
   )

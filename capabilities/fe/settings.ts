@@ -5,6 +5,8 @@
  * @since 0.1.0
  */
 import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
 
 /**
  * The settings' shape.
@@ -66,4 +68,47 @@ export const defaultFeSettings: FeSettingsShape = {
  */
 export const FeSettings = Context.Reference<FeSettingsShape>("effect-mcp-runtime/capabilities/fe/FeSettings", {
   defaultValue: () => defaultFeSettings
+})
+
+const PositiveInt = Schema.Int.check(Schema.isGreaterThanOrEqualTo(1))
+const withDefault = <S extends Schema.Top>(schema: S, value: S["Encoded"]) =>
+  schema.pipe(Schema.withDecodingDefaultKey(Effect.succeed(value)))
+
+/**
+ * The Schema of the `fe` section of the configuration file. Every key is
+ * optional and decodes to its default: `{}` decodes to
+ * {@link defaultFeSettings}.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import * as Schema from "effect/Schema"
+ * import { FeSettingsSchema } from "./capabilities/fe/settings.ts"
+ *
+ * const settings = Schema.decodeUnknownSync(FeSettingsSchema)({ defaultStepTimeoutMs: 120000 })
+ * settings.maxStepTimeoutMs // => 1800000 (the default)
+ * ```
+ *
+ * @category schemas
+ * @since 0.1.0
+ */
+export const FeSettingsSchema = Schema.Struct({
+  node: withDefault(
+    Schema.String.check(Schema.isMinLength(1), Schema.isPattern(/^\//)).annotate({
+      description: "Absolute path of the Node.js that runs the project's tools (default: the server's own)"
+    }),
+    defaultFeSettings.node
+  ),
+  defaultStepTimeoutMs: withDefault(
+    PositiveInt.annotate({ description: "Timeout of a verify step when the call gives none, in ms (default 300000)" }),
+    defaultFeSettings.defaultStepTimeoutMs
+  ),
+  maxStepTimeoutMs: withDefault(
+    PositiveInt.annotate({ description: "Largest step timeout a call may ask for, in ms (default 1800000)" }),
+    defaultFeSettings.maxStepTimeoutMs
+  ),
+  maxOutputBytes: withDefault(
+    PositiveInt.annotate({ description: "Output kept per stream of a verify step, in bytes (default 33554432)" }),
+    defaultFeSettings.maxOutputBytes
+  )
 })

@@ -17,6 +17,7 @@ import * as SchemaIssue from "effect/SchemaIssue"
 /** The variable naming the configuration file when `--config` is not given. */
 const configFileVariable = "MCP_RUNTIME_CONFIG"
 import { ExecSettingsSchema } from "../../capabilities/exec/settings.ts"
+import { FeSettingsSchema } from "../../capabilities/fe/settings.ts"
 
 /**
  * The file looked for in the root when `--config` is not given.
@@ -129,6 +130,7 @@ export const ConfigFile = Schema.Struct({
     })
   ),
   exec: Schema.optional(ExecSettingsSchema),
+  fe: Schema.optional(FeSettingsSchema),
   http: Schema.optional(
     Schema.Struct({
       port: Schema.optional(NonNegativeInt.check(Schema.isLessThanOrEqualTo(65535))),

@@ -209,7 +209,7 @@ export const loadSettings = Effect.fnUntraced(function* (options: {
  */
 export const serverLayers = (settings: Settings.Settings) => ({
   capabilities: Layer.mergeAll(
-    Bundled.layer(settings.capabilities, { workspace: settings.workspace, exec: settings.exec }),
+    Bundled.layer(settings.capabilities, { workspace: settings.workspace, exec: settings.exec, fe: settings.fe }),
     settings.gate === undefined ? Layer.empty : Layer.succeed(Gate.Gate, Gate.fromRules(settings.gate)),
     settings.audit === undefined ? Layer.empty : FileAuditLog.layer(settings.audit)
   ),

@@ -16,6 +16,7 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
 import { defaultExecSettings } from "../../capabilities/exec/settings.ts"
+import { defaultFeSettings } from "../../capabilities/fe/settings.ts"
 import * as ServerConfig from "../ServerConfig.ts"
 import {
   AlreadyReported,
@@ -510,6 +511,18 @@ export const diagnose = Effect.fnUntraced(function* (flags: {
         `allowed: ${rules.join(", ") || "nothing"}`,
         `timeouts: ${exec.defaultTimeoutMs} ms by default, ${exec.maxTimeoutMs} ms at most`,
         `environment passed on: the runner's allowlist${exec.inheritEnv.length > 0 ? ` + ${exec.inheritEnv.join(", ")}` : ""}`
+      ]
+    })
+  }
+  if (settings.capabilities.includes("fe")) {
+    const fe = settings.fe ?? defaultFeSettings
+    const node = NodeFs.existsSync(fe.node)
+    services.push({
+      ok: node,
+      title: "Project tools (fe)",
+      details: [
+        `Node for the project's tools: ${fe.node}${node ? "" : " (not found)"}`,
+        `verify step timeouts: ${fe.defaultStepTimeoutMs} ms by default, ${fe.maxStepTimeoutMs} ms at most`
       ]
     })
   }

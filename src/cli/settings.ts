@@ -13,6 +13,7 @@ import type * as LogLevel from "effect/LogLevel"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import type { ExecSettingsShape } from "../../capabilities/exec/settings.ts"
+import type { FeSettingsShape } from "../../capabilities/fe/settings.ts"
 import { bundled, type BundledId, defaults } from "../../capabilities/index.ts"
 import type * as FileAuditLog from "../../layers/FileAuditLog.ts"
 import type * as NodeWorkspace from "../../layers/NodeWorkspace.ts"
@@ -88,6 +89,7 @@ export interface Settings {
   readonly logLevel: LogLevel.LogLevel
   readonly workspace: NodeWorkspace.Options
   readonly exec: ExecSettingsShape | undefined
+  readonly fe: FeSettingsShape | undefined
   readonly http: {
     readonly port: number | undefined
     readonly host: string | undefined
@@ -218,6 +220,9 @@ export const loosenings = (config: Config): ReadonlyArray<string> => {
     .filter((command) => interpreters.has(command.split("/").pop() ?? command) || command.includes("/"))
   if (commands.length > 0) found.push(`allows ${commands.join(", ")} to be run`)
   if (config.workspace?.deny !== undefined) found.push("replaces the default deny list for secrets")
+  if (config.fe !== undefined && config.fe.node !== process.execPath) {
+    found.push(`runs the project's tools (fe_verify) with ${config.fe.node}`)
+  }
   return found
 }
 
@@ -543,6 +548,7 @@ export const resolve = Effect.fnUntraced(function* (input: {
       maxReadBytes: workspaceConfig.maxReadBytes
     },
     exec: config.exec,
+    fe: config.fe,
     http: {
       port: flag(flags.port, http.port),
       host: flag(flags.host, http.host),
