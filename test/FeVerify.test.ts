@@ -181,7 +181,7 @@ describe("fe_verify", () => {
     })
   )
 
-  it.effect("files must be under the root and exist; they are passed to the linter", () =>
+  it.effect("files must be under the root and exist; they are passed to the linter as ./paths", () =>
     Effect.gen(function* () {
       const root = makeRoot({
         "package.json": JSON.stringify({ devDependencies: { eslint: "9" } }),
@@ -214,7 +214,7 @@ console.log(JSON.stringify([{ filePath: require("node:path").resolve(args[args.l
         line: 1,
         column: 1,
         code: "no-console",
-        message: "--format json src/a.ts",
+        message: "--format json ./src/a.ts",
         severity: "warning",
         suggestion:
           "Call fe_doctor with this problem for the cause of no-console at src/a.ts:1 and a concrete fix (or fe_doctor with no arguments for every problem of this run)."

@@ -158,6 +158,9 @@ const counted = (problems: ReadonlyArray<ProblemInput>) => ({
   warnings: problems.filter((p) => p.severity === "warning").length
 })
 
+// A file passed to a tool as "./path", so a file named like an option ("--config=x") stays a file.
+const asArgument = (file: string): string => `./${file}`
+
 const tail = (text: string, max = 1500): string => {
   const trimmed = text.trim()
   return trimmed.length <= max ? trimmed : `…${trimmed.slice(trimmed.length - max)}`
@@ -358,7 +361,7 @@ export const makeVerify = (settings: FeSettingsShape): Tool.Handled<CommandRunne
 
   const lint = (ctx: StepContext) =>
     Effect.gen(function* () {
-      const targets = ctx.files.length === 0 ? ["."] : ctx.files
+      const targets = ctx.files.length === 0 ? ["."] : ctx.files.map(asArgument)
       if (ctx.project.linter === "none") {
         return skipped("lint", "No linter configured (no ESLint or Biome configuration or dependency).")
       }
@@ -415,12 +418,12 @@ export const makeVerify = (settings: FeSettingsShape): Tool.Handled<CommandRunne
       const tool = `${runner} ${binary.version}`
       const args =
         runner === "vitest"
-          ? ["run", "--reporter=json", "--passWithNoTests", ...ctx.files]
+          ? ["run", "--reporter=json", "--passWithNoTests", ...ctx.files.map(asArgument)]
           : [
               "--json",
               "--ci",
               "--passWithNoTests",
-              ...(ctx.files.length === 0 ? [] : ["--runTestsByPath", ...ctx.files])
+              ...(ctx.files.length === 0 ? [] : ["--runTestsByPath", ...ctx.files.map(asArgument)])
             ]
       const { command, error, run: result } = yield* run("test", binary, args, ctx.timeoutMs)
       if (result === undefined) return failedToRun("test", tool, command, error!, [], ctx.timeoutMs)
