@@ -4,6 +4,10 @@
  *
  * @since 0.1.0
  */
+import { randomUUID } from "node:crypto"
+import * as NodeFsPromises from "node:fs/promises"
+import * as NodeOs from "node:os"
+import * as NodePath from "node:path"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { CommandRunner, type Result as RunResult, type RunError } from "../../src/CommandRunner.ts"
@@ -160,6 +164,14 @@ const counted = (problems: ReadonlyArray<ProblemInput>) => ({
 
 // A file passed to a tool as "./path", so a file named like an option ("--config=x") stays a file.
 const asArgument = (file: string): string => `./${file}`
+
+// The report file of a Vitest run (outside the root, named by the server): its text, or undefined when the run
+// wrote none (it crashed before reporting).
+const readReport = (file: string): Effect.Effect<string | undefined> =>
+  Effect.tryPromise(() => NodeFsPromises.readFile(file, "utf8")).pipe(Effect.orElseSucceed(() => undefined))
+
+const removeReport = (file: string): Effect.Effect<void> =>
+  Effect.tryPromise(() => NodeFsPromises.rm(file, { force: true })).pipe(Effect.ignore)
 
 const tail = (text: string, max = 1500): string => {
   const trimmed = text.trim()
@@ -416,25 +428,47 @@ export const makeVerify = (settings: FeSettingsShape): Tool.Handled<CommandRunne
       const binary = yield* findBinary(runner, runner)
       if (binary === undefined) return notInstalled("test", ctx.project, runner)
       const tool = `${runner} ${binary.version}`
-      const args =
-        runner === "vitest"
-          ? ["run", "--reporter=json", "--passWithNoTests", ...ctx.files.map(asArgument)]
-          : [
-              "--json",
-              "--ci",
-              "--passWithNoTests",
-              ...(ctx.files.length === 0 ? [] : ["--runTestsByPath", ...ctx.files.map(asArgument)])
-            ]
-      const { command, error, run: result } = yield* run("test", binary, args, ctx.timeoutMs)
-      if (result === undefined) return failedToRun("test", tool, command, error!, [], ctx.timeoutMs)
-      const report = parseTestJson(result.stdout, ctx.roots, runner)
-      if (report === undefined) return unreadable("test", tool, command, result, "a JSON test report")
-      if (result.exitCode !== 0 && report.problems.length === 0) {
-        return unreadable("test", tool, command, result, "reporting which test failed")
+      const files = ctx.files.map(asArgument)
+      if (runner === "jest") {
+        const args = [
+          "--json",
+          "--ci",
+          "--passWithNoTests",
+          ...(files.length === 0 ? [] : ["--runTestsByPath", ...files])
+        ]
+        const { command, error, run: result } = yield* run("test", binary, args, ctx.timeoutMs)
+        if (result === undefined) return failedToRun("test", tool, command, error!, [], ctx.timeoutMs)
+        return testOutcome(tool, command, result, result.stdout, "jest", ctx)
       }
-      return finished("test", tool, command, result.durationMs, report.problems, [result.runId], report.counts)
+      // Vitest 5 writes its JSON report to a file (by default inside the project): name one outside the root, read
+      // it, remove it. Older Vitest versions honour the same option.
+      const reportFile = NodePath.join(NodeOs.tmpdir(), `mcp-runtime-vitest-${randomUUID()}.json`)
+      const shown = ["run", "--reporter=json", "--passWithNoTests", ...files]
+      const args = ["run", "--reporter=json", `--outputFile.json=${reportFile}`, "--passWithNoTests", ...files]
+      return yield* Effect.gen(function* () {
+        const { error, run: result } = yield* run("test", binary, args, ctx.timeoutMs)
+        const command = [binary.entry.slice(binary.entry.lastIndexOf("node_modules/")), ...shown].join(" ")
+        if (result === undefined) return failedToRun("test", tool, command, error!, [], ctx.timeoutMs)
+        const report = yield* readReport(reportFile)
+        return testOutcome(tool, command, result, report ?? result.stdout, "vitest", ctx)
+      }).pipe(Effect.ensuring(removeReport(reportFile)))
     })
 
+  const testOutcome = (
+    tool: string,
+    command: string,
+    result: RunResult,
+    reportText: string,
+    runner: "vitest" | "jest",
+    ctx: StepContext
+  ): StepOutcome => {
+    const report = parseTestJson(reportText, ctx.roots, runner)
+    if (report === undefined) return unreadable("test", tool, command, result, "a JSON test report")
+    if (result.exitCode !== 0 && report.problems.length === 0) {
+      return unreadable("test", tool, command, result, "reporting which test failed")
+    }
+    return finished("test", tool, command, result.durationMs, report.problems, [result.runId], report.counts)
+  }
   const steps: Record<Step, (ctx: StepContext) => Effect.Effect<StepOutcome, never, CommandRunner | Workspace>> = {
     typecheck,
     lint,

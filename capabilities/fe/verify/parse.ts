@@ -333,10 +333,20 @@ const messageOf = (failure: string): string => {
   return kept.join("\n").trim()
 }
 
-// Jest prints "Expected: 4\nReceived: 3"; Vitest's assertion errors do in their diff as "- Expected\n+ Received".
+// Jest prints "Expected: 4" and "Received: 3" lines.
+// Vitest's (chai's) say "expected -1 to be 5 // Object.is equality" on their first line.
+const chaiComparison = /^(?:AssertionError: )?expected (.+) to (?:be|equal|deeply equal|strictly equal) (.+?)(?: \/\/ .*)?$/m
+
 const expectedActual = (message: string): { expected?: string; actual?: string } => {
-  const expected = /^\s*Expected(?: value)?:\s+(.*)$/m.exec(message)?.[1]
-  const actual = /^\s*Received(?: value)?:\s+(.*)$/m.exec(message)?.[1]
+  let expected = /^\s*Expected(?: value)?:\s+(.*)$/m.exec(message)?.[1]
+  let actual = /^\s*Received(?: value)?:\s+(.*)$/m.exec(message)?.[1]
+  if (expected === undefined && actual === undefined) {
+    const chai = chaiComparison.exec(message)
+    if (chai !== null) {
+      actual = chai[1]
+      expected = chai[2]
+    }
+  }
   return { ...(expected !== undefined ? { expected } : {}), ...(actual !== undefined ? { actual } : {}) }
 }
 

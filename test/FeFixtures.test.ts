@@ -1,0 +1,166 @@
+/**
+ * fe_verify on the real fixture projects (installed from the registry by
+ * the global set-up, test/support/feFixtures.ts), with their own tsc 6,
+ * ESLint 10 and Vitest 5, through the real NodeCommandRunner and Node
+ * workspace: the clean Vite + React app passes every step; the broken app
+ * gives exactly its known type errors, lint findings and failing tests.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import { FeCapability } from "../capabilities/fe/index.ts"
+import * as NodeCommandRunner from "../layers/NodeCommandRunner.ts"
+import * as NodeWorkspace from "../layers/NodeWorkspace.ts"
+import * as ServerConfig from "../src/ServerConfig.ts"
+import { TestClient } from "../src/testing.ts"
+import { WorkspaceRoot } from "../src/WorkspaceRoot.ts"
+import { fixtureDir } from "./support/feFixtures.ts"
+
+const feOn = (root: string) =>
+  TestClient.make(
+    FeCapability.pipe(
+      Layer.provide(NodeCommandRunner.layer()),
+      Layer.provide(NodeWorkspace.layer({ root })),
+      Layer.provide(Layer.succeed(WorkspaceRoot, root)),
+      Layer.provideMerge(ServerConfig.layer({ shutdownGraceMs: 0 }))
+    )
+  )
+
+/** A problem as a compact line: where, which code, what message. */
+const line = (p: any) => `${p.file}:${p.line}:${p.column} ${p.severity} ${p.code} ${p.message}`
+
+/** The known problems of test/fixtures/fe/broken-app, as its tools print them (see its README). */
+export const brokenAppTypeErrors = [
+  "src/api.ts:1:21 error TS2307 Cannot find module 'left-pad-nowhere' or its corresponding type declarations.",
+  "src/api.ts:16:15 error TS2339 Property 'fullName' does not exist on type 'User'.",
+  "src/api.ts:20:9 error TS6133 'unused' is declared but its value is never read.",
+  "src/api.ts:21:29 error TS2345 Argument of type 'number' is not assignable to parameter of type 'string'.",
+  "src/components/Counter.tsx:9:29 error TS2304 Cannot find name 'useState'.",
+  "src/components/Counter.tsx:17:14 error TS2551 Property 'toUppercase' does not exist on type 'string'. Did you mean 'toUpperCase'?",
+  "src/utils/format.ts:2:9 error TS2322 Type 'number' is not assignable to type 'string'.",
+  "src/utils/format.ts:6:23 error TS7006 Parameter 'items' implicitly has an 'any' type.",
+  "src/utils/format.ts:12:10 error TS18048 'first' is possibly 'undefined'."
+]
+
+export const brokenAppLintProblems = [
+  "src/api.ts:9:7 error prefer-const 'url' is never reassigned. Use 'const' instead.",
+  "src/api.ts:11:15 error @typescript-eslint/no-explicit-any Unexpected any. Specify a different type.",
+  "src/api.ts:20:9 error @typescript-eslint/no-unused-vars 'unused' is assigned a value but never used.",
+  "src/components/Counter.tsx:13:6 warning react-hooks/exhaustive-deps React Hook useEffect has a missing dependency: 'count'. Either include it or remove the dependency array."
+]
+
+export const brokenAppTestFailures = [
+  "src/utils/math.test.ts:6:23 error test-failure AssertionError: expected -1 to be 5 // Object.is equality",
+  "src/utils/math.test.ts:12:25 error test-failure AssertionError: expected [ 1, 2 ] to deeply equal [ 1, 2, 3 ]"
+]
+
+describe("fe_verify on the fixture projects", () => {
+  it.live(
+    "the Vite + React app passes: tsc on both referenced projects, ESLint, Vitest",
+    () =>
+      Effect.gen(function* () {
+        const fe = yield* feOn(fixtureDir("react-app"))
+        const result = (yield* fe.callToolStructured("fe_verify", {})) as any
+        assert.deepStrictEqual(result.project, {
+          framework: "react",
+          packageManager: "npm",
+          tsconfig: "tsconfig.json",
+          linter: "eslint",
+          testRunner: "vitest"
+        })
+        assert.deepStrictEqual(
+          result.steps.map((s: any) => [s.step, s.status, s.tool, s.command]),
+          [
+            [
+              "typecheck",
+              "passed",
+              "tsc 6.0.3",
+              "node_modules/typescript/bin/tsc --noEmit --pretty false -p tsconfig.app.json && node_modules/typescript/bin/tsc --noEmit --pretty false -p tsconfig.node.json"
+            ],
+            ["lint", "passed", "eslint 10.15.0", "node_modules/eslint/bin/eslint.js --format json ."],
+            ["test", "passed", "vitest 5.1.1", "node_modules/vitest/vitest.mjs run --reporter=json --passWithNoTests"]
+          ]
+        )
+        assert.deepStrictEqual(result.steps[2].tests, { total: 3, passed: 3, failed: 0, skipped: 0 })
+        assert.isTrue(result.ok)
+        assert.deepStrictEqual(result.problems, [])
+        assert.strictEqual(result.summary, "All checks passed (typecheck passed, lint passed, test passed).")
+      }),
+    120_000
+  )
+
+  it.live(
+    "the broken app: exactly its type errors, lint findings and failing tests, each pointing at fe_doctor",
+    () =>
+      Effect.gen(function* () {
+        const fe = yield* feOn(fixtureDir("broken-app"))
+        const result = (yield* fe.callToolStructured("fe_verify", {})) as any
+        assert.deepStrictEqual(
+          result.steps.map((s: any) => [s.step, s.status, s.errors, s.warnings]),
+          [
+            ["typecheck", "failed", 9, 0],
+            ["lint", "failed", 3, 1],
+            ["test", "failed", 2, 0]
+          ]
+        )
+        assert.deepStrictEqual(result.steps[2].tests, { total: 3, passed: 1, failed: 2, skipped: 0 })
+        assert.isFalse(result.ok)
+        assert.strictEqual(result.problemsTotal, 15)
+        const byKind = (kind: string) => result.problems.filter((p: any) => p.kind === kind).map(line)
+        assert.deepStrictEqual(byKind("type"), brokenAppTypeErrors)
+        assert.deepStrictEqual(byKind("lint").sort(), [...brokenAppLintProblems].sort())
+        assert.deepStrictEqual(byKind("test"), brokenAppTestFailures)
+        // Errors first, warnings last.
+        assert.strictEqual(result.problems.at(-1).code, "react-hooks/exhaustive-deps")
+        const failing = result.problems.filter((p: any) => p.kind === "test")
+        assert.deepStrictEqual(
+          failing.map((p: any) => p.test),
+          [
+            { name: "add > adds two numbers", expected: "5", actual: "-1" },
+            { name: "range > includes the end", expected: "[ 1, 2, 3 ]", actual: "[ 1, 2 ]" }
+          ]
+        )
+        for (const problem of result.problems) assert.include(problem.suggestion, "fe_doctor")
+        assert.include(result.next, "fe_doctor")
+        assert.strictEqual(result.summary, "typecheck failed, lint failed, test failed: 14 errors and 1 warning.")
+      }),
+    120_000
+  )
+
+  it.live(
+    "steps and files narrow the run: the linter and Vitest get the files, the typecheck's report is filtered",
+    () =>
+      Effect.gen(function* () {
+        const fe = yield* feOn(fixtureDir("broken-app"))
+        const result = (yield* fe.callToolStructured("fe_verify", {
+          steps: ["typecheck", "lint"],
+          files: ["src/utils/format.ts"],
+          maxProblems: 2
+        })) as any
+        assert.deepStrictEqual(
+          result.steps.map((s: any) => [s.step, s.status, s.errors]),
+          [
+            ["typecheck", "failed", 3],
+            ["lint", "passed", 0]
+          ]
+        )
+        assert.strictEqual(
+          result.steps[1].command,
+          "node_modules/eslint/bin/eslint.js --format json ./src/utils/format.ts"
+        )
+        assert.strictEqual(result.problemsTotal, 3)
+        assert.deepStrictEqual(result.problems.map(line), brokenAppTypeErrors.slice(6, 8))
+
+        const tests = (yield* fe.callToolStructured("fe_verify", {
+          steps: ["test"],
+          files: ["src/utils/math.test.ts"]
+        })) as any
+        assert.strictEqual(
+          tests.steps[0].command,
+          "node_modules/vitest/vitest.mjs run --reporter=json --passWithNoTests ./src/utils/math.test.ts"
+        )
+        assert.deepStrictEqual(tests.steps[0].tests, { total: 3, passed: 1, failed: 2, skipped: 0 })
+      }),
+    120_000
+  )
+})

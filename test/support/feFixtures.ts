@@ -1,0 +1,67 @@
+/**
+ * Installs the fe fixtures' dependencies from the npm registry (vitest's
+ * global set-up, so once per run, before any test file): `npm ci` from each
+ * fixture's committed lockfile, skipped when its node_modules already holds
+ * that lockfile's install (a stamp with the lockfile's hash). The fixtures
+ * are real projects (Vite + React + TypeScript, ESLint, Vitest) that the fe
+ * capability's tests run their own tools on.
+ */
+import { createHash } from "node:crypto"
+import { execFile } from "node:child_process"
+import { existsSync, readFileSync, writeFileSync } from "node:fs"
+import { dirname, join } from "node:path"
+import { fileURLToPath } from "node:url"
+import { promisify } from "node:util"
+
+const run = promisify(execFile)
+
+/** The fixture projects, by directory name under test/fixtures/fe/. */
+export const fixtures = ["react-app", "broken-app"] as const
+
+export type Fixture = (typeof fixtures)[number]
+
+const here = dirname(fileURLToPath(import.meta.url))
+
+/** The absolute directory of a fixture. */
+export const fixtureDir = (name: Fixture): string => join(here, "..", "fixtures", "fe", name)
+
+const stampFile = (dir: string) => join(dir, "node_modules", ".fixture-install-stamp")
+
+const lockHash = (dir: string): string =>
+  createHash("sha256")
+    .update(readFileSync(join(dir, "package-lock.json")))
+    .digest("hex")
+
+/** Whether the fixture's node_modules is the install of its current lockfile. */
+export const isInstalled = (name: Fixture): boolean => {
+  const dir = fixtureDir(name)
+  const stamp = stampFile(dir)
+  return existsSync(stamp) && readFileSync(stamp, "utf8") === lockHash(dir)
+}
+
+/** Installs one fixture unless it is installed already; returns its directory. */
+export const installFixture = async (name: Fixture): Promise<string> => {
+  const dir = fixtureDir(name)
+  if (isInstalled(name)) return dir
+  try {
+    // No install scripts: none of these packages needs one (native parts come as optional platform packages).
+    await run("npm", ["ci", "--no-audit", "--no-fund", "--ignore-scripts", "--loglevel=error"], {
+      cwd: dir,
+      maxBuffer: 64 * 1024 * 1024,
+      timeout: 10 * 60 * 1000
+    })
+  } catch (cause) {
+    const error = cause as { stderr?: string; message: string }
+    throw new Error(
+      `Installing the fixture ${name} (npm ci in ${dir}) failed; the fe tests need the npm registry.\n` +
+        (error.stderr ?? error.message)
+    )
+  }
+  writeFileSync(stampFile(dir), lockHash(dir))
+  return dir
+}
+
+/** vitest's global set-up: every fixture installed, in parallel. */
+export default async function setup(): Promise<void> {
+  await Promise.all(fixtures.map(installFixture))
+}
