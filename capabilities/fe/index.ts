@@ -13,6 +13,7 @@
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Capability from "../../src/Capability.ts"
+import { doctor } from "./doctor.ts"
 import { FeSettings } from "./settings.ts"
 import * as FeState from "./state.ts"
 import { makeVerify } from "./verify.ts"
@@ -46,10 +47,18 @@ export const FeCapability = Capability.make(
     version: "0.1.0"
   },
   Effect.map(Effect.service(FeSettings), (settings) => ({
-    tools: [makeVerify(settings)]
+    tools: [makeVerify(settings), doctor]
   }))
 ).pipe(Layer.provide(FeState.layer))
 
+export {
+  /**
+   * `fe_doctor`.
+   *
+   * @since 0.1.0
+   */
+  doctor
+} from "./doctor.ts"
 export {
   /**
    * `fe_verify`, for given settings.

@@ -335,7 +335,8 @@ const messageOf = (failure: string): string => {
 
 // Jest prints "Expected: 4" and "Received: 3" lines.
 // Vitest's (chai's) say "expected -1 to be 5 // Object.is equality" on their first line.
-const chaiComparison = /^(?:AssertionError: )?expected (.+) to (?:be|equal|deeply equal|strictly equal) (.+?)(?: \/\/ .*)?$/m
+const chaiComparison =
+  /^(?:AssertionError: )?expected (.+) to (?:be|equal|deeply equal|strictly equal) (.+?)(?: \/\/ .*)?$/m
 
 const expectedActual = (message: string): { expected?: string; actual?: string } => {
   let expected = /^\s*Expected(?: value)?:\s+(.*)$/m.exec(message)?.[1]

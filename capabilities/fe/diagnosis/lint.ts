@@ -1,0 +1,362 @@
+/**
+ * The lint rules of `fe_doctor`: ESLint's core, typescript-eslint,
+ * react-hooks and react-refresh rules, and their Biome equivalents.
+ *
+ * @since 0.1.0
+ */
+import type { FixStep, Rule, RuleAnswer, RuleInput } from "./model.ts"
+import { bracketed, findWord, identifierAt, replaceAt } from "./source.ts"
+
+const step = (input: RuleInput, fields: Omit<FixStep, "file" | "line"> & { line?: number }): FixStep => ({
+  file: input.problem.file,
+  line: fields.line ?? input.problem.line,
+  ...fields
+})
+
+const at = (input: RuleInput) => `${input.problem.file}:${input.problem.line}`
+
+const lineEdit = (
+  input: RuleInput,
+  operation: FixStep["operation"],
+  description: string,
+  after: string | undefined
+): ReadonlyArray<FixStep> =>
+  input.line === "" || after === undefined || after === input.line
+    ? [step(input, { operation, description })]
+    : [step(input, { operation, description, before: input.line, after })]
+
+/** The names a react-hooks message lists: "missing dependency: 'a'", "dependencies: 'a', 'b', and 'c'". */
+const listedNames = (message: string, after: string): ReadonlyArray<string> => {
+  const start = message.indexOf(after)
+  if (start === -1) return []
+  const rest = message.slice(start + after.length)
+  const end = rest.indexOf(". ")
+  const names: Array<string> = []
+  for (const part of (end === -1 ? rest : rest.slice(0, end)).split(/,|\band\b/)) {
+    const name = part.trim().replace(/^'|'$/g, "")
+    if (name !== "" && !name.includes(" ")) names.push(name)
+  }
+  return names
+}
+
+const exhaustiveDeps = (input: RuleInput): RuleAnswer => {
+  const message = input.problem.message
+  const missing = listedNames(message, message.includes("dependencies:") ? "dependencies:" : "dependency:")
+  const hook = identifierAt(message.replace("React Hook ", ""), 1) || "The hook"
+  // The column points at the dependency array.
+  const open = input.line.indexOf("[", Math.max(0, input.problem.column - 1))
+  const group = open === -1 ? undefined : bracketed(input.line, open)
+  if (message.includes("unnecessary dependenc")) {
+    return {
+      rootCause: `${hook}'s dependency array lists values that are not used inside it (or are outer-scope values that never change), so the effect re-runs for nothing.`,
+      fix: [
+        step(input, {
+          operation: "replace",
+          description: `Remove ${missing.join(", ")} from the dependency array at ${at(input)}.`
+        })
+      ],
+      confidence: "high"
+    }
+  }
+  if (missing.length === 0 || group === undefined) {
+    return {
+      rootCause: `${hook}'s callback uses values that its dependency array at ${at(input)} does not list, so it sees stale values: ${message}`,
+      fix: [
+        step(input, {
+          operation: "replace",
+          description: "List every value the callback reads in the dependency array."
+        })
+      ],
+      confidence: "medium"
+    }
+  }
+  const current = group.inner
+    .split(",")
+    .map((part) => part.trim())
+    .filter((part) => part !== "")
+  const after = `${input.line.slice(0, open)}[${[...current, ...missing].join(", ")}]${input.line.slice(group.end + 1)}`
+  return {
+    rootCause: `${hook}'s callback reads ${missing.join(", ")}, but its dependency array [${current.join(", ")}] does not list ${missing.length === 1 ? "it" : "them"}: when ${missing.join(" or ")} change${missing.length === 1 ? "s" : ""}, the callback keeps the old value${missing.length === 1 ? "" : "s"}.`,
+    fix: [
+      ...lineEdit(input, "replace", `Add ${missing.join(", ")} to the dependency array.`, after),
+      step(input, {
+        operation: "investigate",
+        description: `If the effect must not re-run when ${missing.join(", ")} change${missing.length === 1 ? "s" : ""}, read ${missing.length === 1 ? "it" : "them"} through a ref (useRef) or move the logic out of the effect instead of leaving the array incomplete.`
+      })
+    ],
+    confidence: "high"
+  }
+}
+
+const unusedVariable = (input: RuleInput): RuleAnswer => {
+  const name = input.quoted[0] ?? identifierAt(input.line, input.problem.column)
+  const trimmed = input.line.trim()
+  const declaration =
+    /^(const|let|var)\s/.test(trimmed) && !trimmed.includes(",") && trimmed.split("=")[0]!.includes(name)
+  const parameter = input.problem.message.includes("defined but never used") && !declaration
+  return {
+    rootCause: `${name} (${at(input)}) is ${parameter ? "defined" : "assigned"} and never used: dead code, or a value the code forgot to use.`,
+    fix: declaration
+      ? [
+          step(input, {
+            operation: "delete",
+            description: `Delete line ${input.problem.line} (the declaration of ${name}), unless the value should be used: then use it.`,
+            before: input.line
+          })
+        ]
+      : lineEdit(
+          input,
+          "rename",
+          `Remove ${name}; if it must stay (a parameter before a used one), prefix it with an underscore, which the rule's usual configuration ignores.`,
+          findWord(input.line, name, input.problem.column) > 0
+            ? replaceAt(input.line, findWord(input.line, name, input.problem.column), name.length, `_${name}`)
+            : undefined
+        ),
+    confidence: declaration ? "high" : "medium"
+  }
+}
+
+const explicitAny = (input: RuleInput): RuleAnswer => {
+  const column = input.line.slice(input.problem.column - 1).startsWith("any")
+    ? input.problem.column
+    : findWord(input.line, "any", Math.max(1, input.problem.column - 3))
+  return {
+    rootCause: `At ${at(input)} a type is written as any, which switches type checking off for everything that flows from it.`,
+    fix: lineEdit(
+      input,
+      "replace",
+      "Use unknown (and narrow it where it is used) or the real type; for parsed JSON, describe its shape with an interface or a schema.",
+      column > 0 ? replaceAt(input.line, column, 3, "unknown") : undefined
+    ),
+    confidence: "high"
+  }
+}
+
+const preferConst = (input: RuleInput): RuleAnswer => {
+  const name = input.quoted[0] ?? identifierAt(input.line, input.problem.column)
+  const column = findWord(input.line, "let")
+  return {
+    rootCause: `${name} is declared with let at ${at(input)} but never reassigned.`,
+    fix: lineEdit(
+      input,
+      "replace",
+      `Declare ${name} with const.`,
+      column > 0 ? replaceAt(input.line, column, 3, "const") : undefined
+    ),
+    confidence: "high"
+  }
+}
+
+const simple =
+  (
+    rootCause: (input: RuleInput) => string,
+    description: (input: RuleInput) => string,
+    operation: FixStep["operation"] = "replace",
+    confidence: RuleAnswer["confidence"] = "high",
+    edit?: (input: RuleInput) => string | undefined
+  ) =>
+  (input: RuleInput): RuleAnswer => ({
+    rootCause: rootCause(input),
+    fix:
+      edit === undefined
+        ? [step(input, { operation, description: description(input) })]
+        : lineEdit(input, operation, description(input), edit(input)),
+    confidence
+  })
+
+const eqeqeq: Rule = {
+  title: "Loose equality",
+  diagnose: simple(
+    (i) => `At ${at(i)} == or != compares with type coercion (0 == "" is true).`,
+    (i) => `Use ${i.quoted[0] ?? "==="} instead.`,
+    "replace",
+    "high",
+    (i) => {
+      const wanted = i.quoted[0] ?? "==="
+      const found = i.quoted[1] ?? (wanted === "===" ? "==" : "!=")
+      return i.line.slice(i.problem.column - 1).startsWith(found)
+        ? replaceAt(i.line, i.problem.column, found.length, wanted)
+        : undefined
+    }
+  )
+}
+
+const noConsole: Rule = {
+  title: "console call left in the code",
+  diagnose: simple(
+    (i) => `A console call at ${at(i)}: debugging output the lint configuration forbids in this code.`,
+    () => "Remove it, or use the project's logger (or console.warn/console.error if the configuration allows them).",
+    "delete"
+  )
+}
+
+const nonNullAssertion: Rule = {
+  title: "Non-null assertion",
+  diagnose: simple(
+    (i) => `The ! at ${at(i)} tells TypeScript a value cannot be null or undefined without checking it.`,
+    () => "Check the value (if (!value) …, or ?? a default) instead of asserting.",
+    "add_null_check"
+  )
+}
+
+const debuggerStatement: Rule = {
+  title: "debugger statement",
+  diagnose: (input) => ({
+    rootCause: `A debugger statement is left at ${at(input)}.`,
+    fix: [
+      step(input, {
+        operation: "delete",
+        description: `Delete line ${input.problem.line}.`,
+        ...(input.line !== "" ? { before: input.line } : {})
+      })
+    ],
+    confidence: "high"
+  })
+}
+
+const rules: Record<string, Rule> = {
+  "react-hooks/exhaustive-deps": { title: "Hook dependency array is incomplete", diagnose: exhaustiveDeps },
+  "react-hooks/rules-of-hooks": {
+    title: "Hook called conditionally or outside a component",
+    diagnose: simple(
+      (i) =>
+        `${i.quoted[0] ?? "A hook"} at ${at(i)} is not called at the top level of a component or custom hook (${i.problem.message}); React relies on hooks being called in the same order on every render.`,
+      () =>
+        "Move the hook call to the top of the component (before any early return, outside conditions and loops); put the condition inside the hook's callback instead.",
+      "replace",
+      "high"
+    )
+  },
+  "react-refresh/only-export-components": {
+    title: "File exports components and other values",
+    diagnose: simple(
+      (i) =>
+        `${i.problem.file} exports something that is not a component next to its components, so Fast Refresh reloads the whole page when it changes.`,
+      (i) =>
+        `Move the non-component exports (constants, hooks, helpers) at ${at(i)} to their own module and import them.`,
+      "investigate",
+      "high"
+    )
+  },
+  "no-unused-vars": { title: "Unused variable", diagnose: unusedVariable },
+  "@typescript-eslint/no-unused-vars": { title: "Unused variable", diagnose: unusedVariable },
+  "@typescript-eslint/no-explicit-any": { title: "Explicit any", diagnose: explicitAny },
+  "prefer-const": { title: "let that is never reassigned", diagnose: preferConst },
+  "no-undef": {
+    title: "Undefined variable",
+    diagnose: simple(
+      (i) =>
+        `${i.quoted[0]} is used at ${at(i)} but not declared or imported (or is a global the lint configuration does not know).`,
+      (i) =>
+        `Import or declare ${i.quoted[0]}; if it is a browser or Node global, add the right globals to the ESLint configuration's languageOptions.globals.`,
+      "add_import",
+      "medium"
+    )
+  },
+  eqeqeq,
+  "no-console": noConsole,
+  "no-debugger": debuggerStatement,
+  "no-empty": {
+    title: "Empty block",
+    diagnose: simple(
+      (i) => `The block at ${at(i)} is empty: an error swallowed silently, or unfinished code.`,
+      () => "Handle the case (log or rethrow the error), or write a comment saying why nothing is done.",
+      "insert"
+    )
+  },
+  "@typescript-eslint/ban-ts-comment": {
+    title: "TypeScript directive comment",
+    diagnose: simple(
+      (i) => `A @ts-ignore or @ts-nocheck at ${at(i)} hides type errors.`,
+      () =>
+        "Fix the error the comment hides (run fe_verify without it); if it must stay, use @ts-expect-error with a description.",
+      "replace",
+      "high",
+      (i) => (i.line.includes("@ts-ignore") ? i.line.replace("@ts-ignore", "@ts-expect-error: <why>") : undefined)
+    )
+  },
+  "@typescript-eslint/no-non-null-assertion": nonNullAssertion,
+  "@typescript-eslint/no-empty-object-type": {
+    title: "Empty object type",
+    diagnose: simple(
+      (i) =>
+        `The type {} (or an empty interface) at ${at(i)} accepts any value except null and undefined, rarely what is meant.`,
+      () =>
+        "Use object, unknown, or Record<string, never>, or give the interface members (or make it a type alias of what it extends).",
+      "replace",
+      "medium"
+    )
+  },
+  "react/jsx-key": {
+    title: "Missing key in a list",
+    diagnose: simple(
+      (i) =>
+        `An element created in a loop (map) at ${at(i)} has no key prop, so React cannot track items between renders.`,
+      () =>
+        "Add key={item.id} (a stable, unique value of the item; not the index when the list can change order) to the element returned by map.",
+      "add_property"
+    )
+  },
+  "parse-error": {
+    title: "Syntax error",
+    diagnose: simple(
+      (i) => `The linter could not parse ${i.problem.file}: ${i.problem.message}`,
+      () =>
+        "Fix the syntax at the location (fe_verify's typecheck step usually reports the same error with a TS code).",
+      "investigate",
+      "medium"
+    )
+  },
+  // Biome's categories for the same problems.
+  "lint/correctness/useExhaustiveDependencies": {
+    title: "Hook dependency array is incomplete",
+    diagnose: (input) => ({
+      rootCause: `The hook at ${at(input)} uses values its dependency array does not list (${input.problem.message}), so its callback can see stale values.`,
+      fix: [
+        step(input, {
+          operation: "replace",
+          description: "Add the values Biome names to the dependency array, or remove the ones it says are unnecessary."
+        })
+      ],
+      confidence: "medium"
+    })
+  },
+  "lint/correctness/noUnusedVariables": { title: "Unused variable", diagnose: unusedVariable },
+  "lint/correctness/noUnusedImports": {
+    title: "Unused import",
+    diagnose: (input) => ({
+      rootCause: `The import at ${at(input)} is not used in ${input.problem.file}.`,
+      fix: [
+        step(input, {
+          operation: "delete",
+          description: "Remove the unused name from the import (the whole line if it is the only one).",
+          ...(input.line !== "" ? { before: input.line } : {})
+        })
+      ],
+      confidence: "high"
+    })
+  },
+  "lint/suspicious/noExplicitAny": { title: "Explicit any", diagnose: explicitAny },
+  "lint/style/useConst": { title: "let that is never reassigned", diagnose: preferConst },
+  "lint/suspicious/noDoubleEquals": eqeqeq,
+  "lint/suspicious/noConsole": noConsole,
+  "lint/suspicious/noConsoleLog": noConsole,
+  "lint/suspicious/noDebugger": debuggerStatement,
+  "lint/style/noNonNullAssertion": nonNullAssertion
+}
+
+/**
+ * The lint rules, by ESLint rule id or Biome category.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import { lintRules } from "./capabilities/fe/diagnosis/lint.ts"
+ *
+ * lintRules["react-hooks/exhaustive-deps"]?.title // => "Hook dependency array is incomplete"
+ * ```
+ *
+ * @category rules
+ * @since 0.1.0
+ */
+export const lintRules: Readonly<Record<string, Rule>> = rules

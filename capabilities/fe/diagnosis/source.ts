@@ -1,0 +1,285 @@
+/**
+ * Reading the source around a problem: the names a message quotes, the
+ * identifier or expression at a column, a numbered excerpt, small edits of
+ * one line (the `before`/`after` of a fix step).
+ *
+ * @since 0.1.0
+ */
+
+/**
+ * The names a message quotes: `'x'`, `"x"` or `` `x` ``, in order.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import { quotedNames } from "./capabilities/fe/diagnosis/source.ts"
+ *
+ * quotedNames("Property 'toUppercase' does not exist on type 'string'. Did you mean 'toUpperCase'?")
+ * // => ["toUppercase", "string", "toUpperCase"]
+ * ```
+ *
+ * @category source
+ * @since 0.1.0
+ */
+export const quotedNames = (message: string): ReadonlyArray<string> => {
+  const names: Array<string> = []
+  let i = 0
+  while (i < message.length) {
+    const quote = message[i]!
+    // An apostrophe inside a word (don't, can't) opens nothing.
+    const opens = (quote === "'" || quote === '"' || quote === "`") && (i === 0 || !/[A-Za-z0-9]/.test(message[i - 1]!))
+    if (opens) {
+      const end = message.indexOf(quote, i + 1)
+      if (end > i) {
+        names.push(message.slice(i + 1, end))
+        i = end + 1
+        continue
+      }
+    }
+    i++
+  }
+  return names
+}
+
+const isIdentifierChar = (char: string | undefined): boolean => char !== undefined && /[A-Za-z0-9_$]/.test(char)
+
+/**
+ * The identifier at a 1-based column (the one the column is in or starts).
+ *
+ * **Example**
+ *
+ * ```ts
+ * import { identifierAt } from "./capabilities/fe/diagnosis/source.ts"
+ *
+ * identifierAt("  return first.slice(0, 1)", 10) // => "first"
+ * ```
+ *
+ * @category source
+ * @since 0.1.0
+ */
+export const identifierAt = (line: string, column: number): string => {
+  let start = Math.max(0, column - 1)
+  if (!isIdentifierChar(line[start]) && isIdentifierChar(line[start - 1])) start--
+  while (start > 0 && isIdentifierChar(line[start - 1])) start--
+  let end = start
+  while (end < line.length && isIdentifierChar(line[end])) end++
+  return line.slice(start, end)
+}
+
+/**
+ * The indentation of a line.
+ *
+ * @category source
+ * @since 0.1.0
+ */
+export const indentOf = (line: string): string => line.slice(0, line.length - line.trimStart().length)
+
+/**
+ * The line with `length` characters at a 1-based column replaced by `text`.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import { replaceAt } from "./capabilities/fe/diagnosis/source.ts"
+ *
+ * replaceAt("const data: any = 1", 13, 3, "unknown") // => "const data: unknown = 1"
+ * ```
+ *
+ * @category source
+ * @since 0.1.0
+ */
+export const replaceAt = (line: string, column: number, length: number, text: string): string =>
+  line.slice(0, column - 1) + text + line.slice(column - 1 + length)
+
+/**
+ * The first occurrence of `word` as a whole identifier in a line, at or
+ * after a 1-based column: its 1-based column, or 0.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import { findWord } from "./capabilities/fe/diagnosis/source.ts"
+ *
+ * findWord("  let url = `/api/${id}`", "let") // => 3
+ * findWord("  outlet = 1", "let") // => 0
+ * ```
+ *
+ * @category source
+ * @since 0.1.0
+ */
+export const findWord = (line: string, word: string, from = 1): number => {
+  let index = line.indexOf(word, Math.max(0, from - 1))
+  while (index !== -1) {
+    if (!isIdentifierChar(line[index - 1]) && !isIdentifierChar(line[index + word.length])) return index + 1
+    index = line.indexOf(word, index + 1)
+  }
+  return 0
+}
+
+/**
+ * The 1-based number of the first line matching `predicate`, or 0.
+ *
+ * @category source
+ * @since 0.1.0
+ */
+export const findLine = (
+  lines: ReadonlyArray<string> | undefined,
+  predicate: (line: string) => boolean,
+  from = 1
+): number => {
+  if (lines === undefined) return 0
+  for (let i = Math.max(0, from - 1); i < lines.length; i++) if (predicate(lines[i]!)) return i + 1
+  return 0
+}
+
+/**
+ * The line declaring `name` (`interface`, `type`, `class`, `enum`,
+ * `function`, `const`/`let`/`var`), or 0.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import { declarationLine } from "./capabilities/fe/diagnosis/source.ts"
+ *
+ * declarationLine(["import x from 'y'", "", "export interface User {"], "User") // => 3
+ * ```
+ *
+ * @category source
+ * @since 0.1.0
+ */
+export const declarationLine = (lines: ReadonlyArray<string> | undefined, name: string): number =>
+  findLine(lines, (line) => {
+    const words = line
+      .trim()
+      .split(/[\s<({=:]+/)
+      .filter((word) => word !== "")
+    for (let i = 0; i < words.length - 1; i++) {
+      const keyword = words[i]!
+      if (
+        ["interface", "type", "class", "enum", "function", "function*", "const", "let", "var"].includes(keyword) &&
+        words[i + 1] === name
+      ) {
+        return true
+      }
+      if (!["export", "default", "declare", "async", "abstract"].includes(keyword)) return false
+    }
+    return false
+  })
+
+/**
+ * Numbered lines around a 1-based line, the line itself marked with `>`.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import { excerpt } from "./capabilities/fe/diagnosis/source.ts"
+ *
+ * excerpt(["a", "b", "c"], 2, 1) // => "  1 | a\n> 2 | b\n  3 | c"
+ * ```
+ *
+ * @category source
+ * @since 0.1.0
+ */
+export const excerpt = (lines: ReadonlyArray<string> | undefined, line: number, radius = 3): string => {
+  if (lines === undefined || line < 1 || line > lines.length) return ""
+  const first = Math.max(1, line - radius)
+  const last = Math.min(lines.length, line + radius)
+  const width = String(last).length
+  const out: Array<string> = []
+  for (let n = first; n <= last; n++) {
+    out.push(`${n === line ? ">" : " "} ${String(n).padStart(width)} | ${lines[n - 1]}`)
+  }
+  return out.join("\n")
+}
+
+/**
+ * The text between the bracket that opens at a 0-based index and the one
+ * that closes it (strings skipped), or undefined.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import { bracketed } from "./capabilities/fe/diagnosis/source.ts"
+ *
+ * bracketed("expect(add(2, 3)).toBe(5)", 6) // => { inner: "add(2, 3)", end: 16 }
+ * ```
+ *
+ * @category source
+ * @since 0.1.0
+ */
+export const bracketed = (text: string, open: number): { readonly inner: string; readonly end: number } | undefined => {
+  const pairs: Record<string, string> = { "(": ")", "[": "]", "{": "}" }
+  const closing = pairs[text[open] ?? ""]
+  if (closing === undefined) return undefined
+  const stack: Array<string> = [closing]
+  let i = open + 1
+  while (i < text.length) {
+    const char = text[i]!
+    if (char === "'" || char === '"' || char === "`") {
+      const end = text.indexOf(char, i + 1)
+      if (end === -1) return undefined
+      i = end + 1
+      continue
+    }
+    if (pairs[char] !== undefined) stack.push(pairs[char]!)
+    else if (char === stack[stack.length - 1]) {
+      stack.pop()
+      if (stack.length === 0) return { inner: text.slice(open + 1, i), end: i }
+    }
+    i++
+  }
+  return undefined
+}
+
+/**
+ * A named import line with one more name: `import { a } from 'm'` →
+ * `import { a, b } from 'm'`; undefined when the line is not such an import.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import { addNamedImport } from "./capabilities/fe/diagnosis/source.ts"
+ *
+ * addNamedImport("import { useEffect } from 'react'", "useState") // => "import { useEffect, useState } from 'react'"
+ * ```
+ *
+ * @category source
+ * @since 0.1.0
+ */
+export const addNamedImport = (line: string, name: string): string | undefined => {
+  const open = line.indexOf("{")
+  if (!line.trimStart().startsWith("import") || open === -1) return undefined
+  const group = bracketed(line, open)
+  if (group === undefined) return undefined
+  const names = group.inner
+    .split(",")
+    .map((part) => part.trim())
+    .filter((part) => part !== "")
+  if (names.includes(name)) return line
+  return `${line.slice(0, open)}{ ${[...names, name].join(", ")} }${line.slice(group.end + 1)}`
+}
+
+/**
+ * The import line of a module in a file (`from 'react'` or `from "react"`):
+ * its 1-based number, or 0.
+ *
+ * @category source
+ * @since 0.1.0
+ */
+export const importLineOf = (lines: ReadonlyArray<string> | undefined, module: string): number =>
+  findLine(
+    lines,
+    (line) => line.trimStart().startsWith("import") && (line.includes(`'${module}'`) || line.includes(`"${module}"`))
+  )
+
+/**
+ * The quote style a file's imports use (single quotes when its first import
+ * does), for the lines a fix inserts.
+ *
+ * @category source
+ * @since 0.1.0
+ */
+export const quoteStyle = (lines: ReadonlyArray<string> | undefined): string => {
+  const first = lines?.find((line) => line.trimStart().startsWith("import ") && line.includes(" from "))
+  return first !== undefined && first.includes("'") ? "'" : '"'
+}
