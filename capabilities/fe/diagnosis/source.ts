@@ -283,3 +283,21 @@ export const quoteStyle = (lines: ReadonlyArray<string> | undefined): string => 
   const first = lines?.find((line) => line.trimStart().startsWith("import ") && line.includes(" from "))
   return first !== undefined && first.includes("'") ? "'" : '"'
 }
+
+/**
+ * A module name as TypeScript quotes it in messages (`'"./a"'`), without
+ * its inner quotes.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import { unquote } from "./capabilities/fe/diagnosis/source.ts"
+ *
+ * unquote('"./a"') // => "./a"
+ * ```
+ *
+ * @category source
+ * @since 0.1.0
+ */
+export const unquote = (name: string): string =>
+  name.length >= 2 && name.startsWith('"') && name.endsWith('"') ? name.slice(1, -1) : name

@@ -44,7 +44,8 @@ const declarationOf = (
 
 /** The first lines of a declaration (up to its end or 8 lines), as in the file. */
 const bodyOf = (input: RuleInput, declared: { readonly file: string; readonly line: number }): string => {
-  const lines = input.related.get(declared.file) ?? (declared.file === input.problem.file ? input.lines : undefined) ?? []
+  const lines =
+    input.related.get(declared.file) ?? (declared.file === input.problem.file ? input.lines : undefined) ?? []
   const out: Array<string> = []
   for (let n = declared.line; n <= lines.length && out.length < 8; n++) {
     out.push(`${n} | ${lines[n - 1]}`)

@@ -15,7 +15,8 @@ import {
   importLineOf,
   indentOf,
   quoteStyle,
-  replaceAt
+  replaceAt,
+  unquote
 } from "./source.ts"
 
 const reactNames = new Set([
@@ -470,26 +471,66 @@ export const typescriptRules: Readonly<Record<string, Rule>> = {
   },
   TS2580: { title: "Node.js global without type definitions", diagnose: cannotFindName },
   TS2582: { title: "Test global without type definitions", diagnose: cannotFindName },
+  TS2591: { title: "Node.js global without type definitions", diagnose: cannotFindName },
+  TS2593: { title: "Test global without type definitions", diagnose: cannotFindName },
+  TS2584: {
+    title: "Global missing from the configured libraries",
+    diagnose: (input) => ({
+      rootCause: `${input.quoted[0] ?? "The name"} belongs to a library (the DOM's console, document, window…) that the tsconfig's compilerOptions.lib does not include.`,
+      fix: [
+        {
+          operation: "edit_config",
+          file: input.project.tsconfig ?? "tsconfig.json",
+          line: 0,
+          description:
+            'Add "DOM" (and "DOM.Iterable") to compilerOptions.lib for browser code; for Node code, install @types/node instead.'
+        }
+      ],
+      confidence: "high"
+    })
+  },
+  TS7026: {
+    title: "JSX without React's types",
+    diagnose: (input) => ({
+      rootCause: `The JSX at ${at(input)} has no JSX.IntrinsicElements type: React's type definitions (@types/react) are missing, or the tsconfig's jsx/jsxImportSource does not point at them.`,
+      fix: [
+        {
+          operation: "install_package",
+          file: input.problem.file,
+          line: 0,
+          description: 'Install @types/react (and set "jsx": "react-jsx" in the tsconfig).',
+          command: installCommand(input.project.packageManager, "@types/react", true)
+        }
+      ],
+      confidence: "medium"
+    })
+  },
   TS2307: { title: "Cannot find module", diagnose: moduleNotFound },
   TS2305: {
     title: "Module has no such export",
     diagnose: simple(
       (i) =>
-        `${i.quoted[0]} exports nothing named ${i.quoted[1]}: the name is misspelt, was renamed, or is a default export.`,
-      (i) => `Read ${i.quoted[0]}'s exports (fe_skeleton or workspace_read) and import the right name at ${at(i)}.`,
+        `${unquote(i.quoted[0] ?? "?")} exports nothing named ${i.quoted[1]}: the name is misspelt, was renamed, or is a default export.`,
+      (i) =>
+        `Read ${unquote(i.quoted[0] ?? "?")}'s exports (fe_skeleton or workspace_read) and import the right name at ${at(i)}.`,
       "investigate"
     )
   },
   TS2724: {
     title: "Module has no such export (misspelt)",
     diagnose: (input) =>
-      didYouMean(input, input.quoted[1] ?? "?", input.quoted[2] ?? "?", `exported by ${input.quoted[0]}`)
+      didYouMean(
+        input,
+        input.quoted[1] ?? "?",
+        input.quoted[2] ?? "?",
+        `exported by ${unquote(input.quoted[0] ?? "?")}`
+      )
   },
   TS2614: {
     title: "Named import of a default export",
     diagnose: (input) => {
       const name = input.quoted[1] ?? "?"
-      const module = input.quoted[0] ?? "?"
+      const module = unquote(input.quoted[0] ?? "?")
       const q = quoteStyle(input.lines)
       return {
         rootCause: `${module} has a default export, not a named export ${name}.`,
@@ -506,8 +547,9 @@ export const typescriptRules: Readonly<Record<string, Rule>> = {
   TS1192: {
     title: "Default import of a module without a default export",
     diagnose: simple(
-      (i) => `${i.quoted[0]} has no default export, so "import x from" gets nothing.`,
-      (i) => `Import the named export instead (import { name } from ${i.quoted[0]}); fe_skeleton lists what it exports.`
+      (i) => `${unquote(i.quoted[0] ?? "?")} has no default export, so "import x from" gets nothing.`,
+      (i) =>
+        `Import the named export instead (import { name } from '${unquote(i.quoted[0] ?? "?")}'); fe_skeleton lists what it exports.`
     )
   },
   TS2322: { title: "Type is not assignable", diagnose: notAssignable },
