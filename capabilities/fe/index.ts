@@ -14,6 +14,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Capability from "../../src/Capability.ts"
 import { doctor } from "./doctor.ts"
+import { skeleton } from "./skeleton.ts"
 import { FeSettings } from "./settings.ts"
 import * as FeState from "./state.ts"
 import { makeVerify } from "./verify.ts"
@@ -47,10 +48,18 @@ export const FeCapability = Capability.make(
     version: "0.1.0"
   },
   Effect.map(Effect.service(FeSettings), (settings) => ({
-    tools: [makeVerify(settings), doctor]
+    tools: [skeleton, makeVerify(settings), doctor]
   }))
 ).pipe(Layer.provide(FeState.layer))
 
+export {
+  /**
+   * `fe_skeleton`.
+   *
+   * @since 0.1.0
+   */
+  skeleton
+} from "./skeleton.ts"
 export {
   /**
    * `fe_doctor`.

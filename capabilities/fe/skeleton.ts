@@ -1,0 +1,237 @@
+/**
+ * `fe_skeleton`: a token-budgeted map of the codebase — per file its
+ * exports with signatures and its imports — so an agent understands a
+ * project before changing it.
+ *
+ * @since 0.1.0
+ */
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
+import * as Tool from "../../src/Tool.ts"
+import { Workspace, type WorkspaceError } from "../../src/Workspace.ts"
+import { mapWorkspaceError } from "../workspace/errors.ts"
+import { extract, type FileSkeleton, loadParser } from "./skeleton/extract.ts"
+import { renderMap } from "./skeleton/render.ts"
+import { FeState } from "./state.ts"
+
+const sourceExtensions = [".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs"]
+/** Directories never mapped, even without a .gitignore that says so: dependencies, build output, caches. */
+const skippedDirs = new Set([
+  "node_modules",
+  "dist",
+  "build",
+  "out",
+  "coverage",
+  ".next",
+  ".nuxt",
+  ".svelte-kit",
+  ".output",
+  ".turbo",
+  ".cache",
+  ".vite",
+  ".vercel",
+  ".git"
+])
+const maxFileBytes = 512 * 1024
+
+const isSource = (path: string): boolean =>
+  sourceExtensions.some((ext) => path.endsWith(ext)) &&
+  !path.endsWith(".d.ts") &&
+  !path.endsWith(".d.mts") &&
+  !path.endsWith(".d.cts") &&
+  !/\.min\.[cm]?js$/.test(path)
+
+/**
+ * The default and the bounds of `budget`, in estimated tokens.
+ *
+ * @category constants
+ * @since 0.1.0
+ */
+export const budgets = { default: 4000, minimum: 200, maximum: 100_000 } as const
+
+/**
+ * The `fe_skeleton` result's Schema.
+ *
+ * @category schemas
+ * @since 0.1.0
+ */
+export const SkeletonResult = Schema.Struct({
+  map: Schema.String.annotate({
+    description:
+      "One block per file: its path, its imports (module {names}), and each export as `<kind> <name><signature>`; kinds: component, hook, function, class, interface, type, enum, const, and re-exports."
+  }),
+  tokens: Schema.Int.annotate({ description: "The map's estimated tokens (4 characters a token), at most budget." }),
+  budget: Schema.Int,
+  detail: Schema.Literals(["full", "signatures", "names"]).annotate({
+    description: "full: signatures and imports; signatures: imports left out to fit; names: export names only."
+  }),
+  filesScanned: Schema.Int.annotate({ description: "Source files parsed." }),
+  filesShown: Schema.Int,
+  omitted: Schema.Array(Schema.Struct({ path: Schema.String, files: Schema.Int })).annotate({
+    description: "Directories whose files did not fit in the budget, with their counts: map them with path."
+  }),
+  parseErrors: Schema.Array(Schema.Struct({ file: Schema.String, message: Schema.String })),
+  skipped: Schema.Int.annotate({ description: "Source files not read: over 512 KiB (generated) or unreadable." }),
+  scanLimited: Schema.Boolean.annotate({ description: "True when the scan stopped at maxFiles." }),
+  next: Schema.String
+})
+
+/**
+ * The `skeleton` tool, published as `fe_skeleton`: maps the TypeScript and
+ * JavaScript files under a directory (the root by default) — each file's
+ * imports and exports, with signatures — parsed with a real parser (oxc),
+ * `.gitignore` and the workspace's deny list respected, dependencies and
+ * build output skipped, and the map kept within `budget` tokens by lowering
+ * the detail (signatures without imports, then names) and then counting the
+ * files that do not fit by directory.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import { skeleton } from "./capabilities/fe/skeleton.ts"
+ *
+ * skeleton.tool.annotations?.readOnlyHint // => true
+ * ```
+ *
+ * @category constants
+ * @since 0.1.0
+ */
+export const skeleton = Tool.make("skeleton", {
+  title: "Map the codebase",
+  description:
+    "Returns a compact map of the project's TypeScript/JavaScript code: for each file, what it imports and what it " +
+    "exports (components, hooks, functions with their parameters and return types, classes, interfaces, types, " +
+    "enums, constants, re-exports). Call it first to understand a project or a directory before reading or changing " +
+    "files. path narrows it to a directory or one file; budget bounds the map in tokens (default 4000): when the " +
+    "project does not fit, the map drops imports, then signatures, then lists what is left out by directory — call " +
+    "again with path set to one of those directories. .gitignore, node_modules and build output are skipped. Then " +
+    "read files with workspace_read, and check changes with fe_verify.",
+  input: Schema.Struct({
+    path: Schema.optionalKey(
+      Schema.String.annotate({ description: "A directory or file relative to the workspace root (default: the root)." })
+    ),
+    budget: Schema.optionalKey(
+      Schema.Int.check(Schema.isBetween({ minimum: budgets.minimum, maximum: budgets.maximum })).annotate({
+        description: `The map's size limit in estimated tokens (default ${budgets.default}).`
+      })
+    ),
+    maxFiles: Schema.optionalKey(
+      Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 20_000 })).annotate({
+        description: "How many source files to parse at most (default 5000)."
+      })
+    )
+  }),
+  output: SkeletonResult,
+  annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false }
+}).pipe(
+  Tool.handle(
+    Effect.fnUntraced(function* ({ budget = budgets.default, maxFiles = 5000, path = "" }) {
+      const workspace = yield* Workspace
+      const state = yield* FeState
+      const parse = yield* loadParser.pipe(
+        Effect.mapError(
+          (error) =>
+            new Tool.ToolError({
+              message: error.message,
+              code: "parser_unavailable",
+              suggestion: "Reinstall the server's dependencies (oxc-parser ships a native binding per platform)."
+            })
+        )
+      )
+      const start = yield* mapWorkspaceError(workspace.stat(path === "" ? "." : path))
+      const found: Array<{ readonly path: string; readonly size: number }> = []
+      let scanLimited = false
+      const collect = (dir: string): Effect.Effect<void, WorkspaceError> =>
+        Effect.gen(function* () {
+          let cursor: string | undefined
+          do {
+            const page = yield* workspace.listFiles(dir, { cursor, limit: 1000 })
+            for (const file of page.files) {
+              if (!isSource(file.path)) continue
+              if (found.length >= maxFiles) {
+                scanLimited = true
+                return
+              }
+              found.push(file)
+            }
+            cursor = page.nextCursor
+          } while (cursor !== undefined)
+        })
+      if (start.type === "file") {
+        found.push({ path: start.path, size: start.size })
+      } else {
+        // The directory's own files and each subdirectory, the usual dependency and build directories left out.
+        // (The own files come from the listing, so a root-level file a .gitignore names is still mapped.)
+        let cursor: string | undefined
+        const subdirs: Array<string> = []
+        do {
+          const page = yield* mapWorkspaceError(workspace.list(start.path, { cursor, limit: 1000 }))
+          for (const entry of page.entries) {
+            if (entry.type === "directory" && !skippedDirs.has(entry.name)) subdirs.push(entry.path)
+            else if (entry.type === "file" && isSource(entry.path) && found.length < maxFiles) {
+              found.push({ path: entry.path, size: entry.size })
+            }
+          }
+          cursor = page.nextCursor
+        } while (cursor !== undefined)
+        for (const dir of subdirs) {
+          if (scanLimited) break
+          yield* mapWorkspaceError(collect(dir))
+        }
+      }
+      let skipped = 0
+      const skeletons = (yield* Effect.forEach(
+        found,
+        (file) =>
+          file.size > maxFileBytes
+            ? Effect.sync(() => {
+                skipped++
+                return undefined
+              })
+            : workspace.read(file.path).pipe(
+                Effect.map((read): FileSkeleton | undefined =>
+                  read.binary ? undefined : extract(parse, file.path, read.content)
+                ),
+                Effect.catch(() =>
+                  Effect.sync(() => {
+                    skipped++
+                    return undefined
+                  })
+                )
+              ),
+        { concurrency: 16 }
+      )).filter((s): s is FileSkeleton => s !== undefined)
+      const project = yield* state.project.pipe(Effect.option)
+      const where = start.path === "" ? "the root" : start.path
+      const about =
+        project._tag === "Some"
+          ? ` (${project.value.framework === "none" ? "" : `${project.value.framework} project, `}source in ${project.value.sourceDir})`
+          : ""
+      const header = `# ${skeletons.length} source file${skeletons.length === 1 ? "" : "s"} under ${where}${about}`
+      const rendered = renderMap(skeletons, budget, header)
+      const parseErrors = skeletons
+        .filter((s) => s.error !== undefined)
+        .slice(0, 20)
+        .map((s) => ({ file: s.path, message: s.error! }))
+      const next =
+        rendered.omitted.length > 0
+          ? `The map did not fit in ${budget} tokens: call fe_skeleton with path set to one of the omitted directories (or a larger budget). Read files with workspace_read; check changes with fe_verify.`
+          : rendered.detail !== "full"
+            ? `To fit in ${budget} tokens the map shows ${rendered.detail === "names" ? "export names only" : "no imports"}: narrow it with path, or raise budget, for more. Read files with workspace_read; check changes with fe_verify.`
+            : "Read the files you need with workspace_read; after changing code, call fe_verify."
+      return {
+        map: rendered.text,
+        tokens: rendered.tokens,
+        budget,
+        detail: rendered.detail,
+        filesScanned: skeletons.length,
+        filesShown: rendered.filesShown,
+        omitted: rendered.omitted,
+        parseErrors,
+        skipped,
+        scanLimited,
+        next
+      }
+    })
+  )
+)

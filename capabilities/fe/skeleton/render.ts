@@ -1,0 +1,148 @@
+/**
+ * Turns file skeletons into the map `fe_skeleton` returns, within a token
+ * budget: the most detail that fits for every file (signatures and imports,
+ * then signatures only, then export names only), and when even names do not
+ * fit, as many files as fit with the rest counted by directory.
+ *
+ * @since 0.1.0
+ */
+import type { FileSkeleton } from "./extract.ts"
+
+/**
+ * How much of each file the map shows.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export type Detail = "full" | "signatures" | "names"
+
+/**
+ * The estimated tokens of a text: one per 4 characters, rounded up — the
+ * usual rule of thumb for English and code with the tokenizers of current
+ * models (within about 20% for source code).
+ *
+ * **Example**
+ *
+ * ```ts
+ * import { estimateTokens } from "./capabilities/fe/skeleton/render.ts"
+ *
+ * estimateTokens("export function sum(a: number, b: number): number") // => 13
+ * ```
+ *
+ * @category budget
+ * @since 0.1.0
+ */
+export const estimateTokens = (text: string): number => Math.ceil(text.length / 4)
+
+/**
+ * One file as the map shows it, at a level of detail.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import { renderFile } from "./capabilities/fe/skeleton/render.ts"
+ *
+ * renderFile({ path: "src/sum.ts", exports: [{ name: "sum", kind: "function", signature: "(a: number): number" }], imports: [] }, "full")
+ * // => "src/sum.ts\n  function sum(a: number): number"
+ * ```
+ *
+ * @category rendering
+ * @since 0.1.0
+ */
+export const renderFile = (file: FileSkeleton, detail: Detail): string => {
+  if (detail === "names") {
+    const names = file.exports.map((e) =>
+      e.kind === "reexport"
+        ? `${e.signature || e.name} from ${e.from}`
+        : e.isDefault === true && e.name !== "default"
+          ? `${e.name} (default)`
+          : e.name
+    )
+    return `${file.path}: ${names.length === 0 ? "(no exports)" : names.join(", ")}${file.error !== undefined ? " (does not parse)" : ""}`
+  }
+  const lines = [file.path]
+  if (file.error !== undefined) lines.push(`  ! does not parse: ${file.error}`)
+  if (detail === "full" && file.imports.length > 0) {
+    lines.push(
+      `  imports: ${file.imports.map((i) => (i.names.length === 0 ? i.from : `${i.from} {${i.names.join(", ")}}`)).join("; ")}`
+    )
+  }
+  for (const entry of file.exports) {
+    if (entry.kind === "reexport") {
+      lines.push(`  export ${entry.signature || entry.name} from ${entry.from}`)
+    } else {
+      const separator = entry.signature === "" || /^[(<]/.test(entry.signature) ? "" : " "
+      lines.push(
+        `  ${entry.kind} ${entry.name}${separator}${entry.signature}${entry.isDefault === true && entry.name !== "default" ? " (default export)" : ""}`
+      )
+    }
+  }
+  if (file.exports.length === 0) lines.push("  (no exports)")
+  return lines.join("\n")
+}
+
+/**
+ * A map within a budget.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface RenderedMap {
+  readonly text: string
+  readonly tokens: number
+  readonly detail: Detail
+  readonly filesShown: number
+  /** The files left out, counted by their top directories (at most two levels). */
+  readonly omitted: ReadonlyArray<{ readonly path: string; readonly files: number }>
+}
+
+const dirOf = (path: string): string => {
+  const parts = path.split("/")
+  return parts.length <= 1 ? "." : parts.slice(0, Math.min(2, parts.length - 1)).join("/")
+}
+
+/**
+ * The map of the files within `budget` tokens (a header line counted in).
+ *
+ * **Example**
+ *
+ * ```ts
+ * import { renderMap } from "./capabilities/fe/skeleton/render.ts"
+ *
+ * renderMap([{ path: "a.ts", exports: [], imports: [] }], 1000, "# 1 file").detail // => "full"
+ * ```
+ *
+ * @category budget
+ * @since 0.1.0
+ */
+export const renderMap = (files: ReadonlyArray<FileSkeleton>, budget: number, header: string): RenderedMap => {
+  const headerTokens = estimateTokens(header) + 1
+  for (const detail of ["full", "signatures", "names"] as const) {
+    const blocks = files.map((file) => renderFile(file, detail))
+    const text = [header, ...blocks].join("\n")
+    const tokens = estimateTokens(text)
+    if (tokens <= budget) return { text, tokens, detail, filesShown: files.length, omitted: [] }
+  }
+  // Not even every name fits: as many files as fit (names only), then the rest counted by directory.
+  const shown: Array<string> = [header]
+  let used = headerTokens
+  let index = 0
+  // Keep room for the line that names what was left out.
+  const reserve = 60
+  for (; index < files.length; index++) {
+    const block = renderFile(files[index]!, "names")
+    const cost = estimateTokens(block) + 1
+    if (used + cost > budget - reserve) break
+    shown.push(block)
+    used += cost
+  }
+  const counts = new Map<string, number>()
+  for (const file of files.slice(index)) counts.set(dirOf(file.path), (counts.get(dirOf(file.path)) ?? 0) + 1)
+  const omitted = [...counts].map(([path, count]) => ({ path, files: count }))
+  let tail = `… ${files.length - index} more files: ${omitted.map((o) => `${o.path} (${o.files})`).join(", ")}`
+  while (estimateTokens(tail) > reserve && tail.length > 40)
+    tail = `${tail.slice(0, tail.lastIndexOf(",", tail.length - 2))}, …`
+  shown.push(tail)
+  const text = shown.join("\n")
+  return { text, tokens: estimateTokens(text), detail: "names", filesShown: index, omitted }
+}
