@@ -789,6 +789,18 @@ export const make = Effect.fnUntraced(function* (options: Options = {}) {
     return patterns
   })
 
+  // Whether a directory is ignored by the .gitignore files of its ancestors, itself or through one of them.
+  const ignoredDirectory = Effect.fnUntraced(function* (relativeDir: string) {
+    const segments = relativeDir === "" ? [] : relativeDir.split("/")
+    const patterns: Array<Gitignore.Pattern> = []
+    for (let depth = 0; depth < segments.length; depth++) {
+      const parent = segments.slice(0, depth).join("/")
+      patterns.push(...(yield* gitignoreOf(nodePath.join(root, ...segments.slice(0, depth)), parent)))
+      if (Gitignore.decide(patterns, segments.slice(0, depth + 1).join("/"), true)) return true
+    }
+    return false
+  })
+
   interface Walk {
     /** Read and honour .gitignore files. */
     readonly ignore: boolean
@@ -849,6 +861,9 @@ export const make = Effect.fnUntraced(function* (options: Options = {}) {
       }
       return resolved
     }
+    // A directory that a .gitignore above it ignores (or that lies under an ignored one) has nothing to walk, as
+    // `git ls-files --others --exclude-standard <dir>` lists nothing there.
+    if (walk.ignore && (yield* ignoredDirectory(resolved.relative))) return resolved
     const inherited = walk.ignore ? yield* gitignoreAbove(resolved.relative) : []
     yield* walkDirectory(resolved.relative, resolved.absolute, inherited, walk.after, walk, true)
     return resolved

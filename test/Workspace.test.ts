@@ -592,6 +592,21 @@ describe("search", () => {
     })
   )
 
+  it.effect("a directory that .gitignore ignores has nothing to walk, even when named as the path (as git says)", () =>
+    Effect.gen(function* () {
+      const ws = yield* searchWorkspace
+      assert.deepStrictEqual((yield* ws.listFiles("dist")).files, [])
+      assert.deepStrictEqual((yield* ws.search({ query: "thing", path: "dist" })).matches, [])
+      // includeIgnored walks it.
+      assert.deepStrictEqual(
+        (yield* ws.search({ query: "thing", path: "dist", includeIgnored: true })).matches.map((m) => m.path),
+        ["dist/bundle.js"]
+      )
+      // A file named directly is still listed (the caller asked for it).
+      assert.deepStrictEqual((yield* ws.listFiles("dist/bundle.js")).files.length, 1)
+    })
+  )
+
   it.effect("narrows by path (a directory or a file) and by include glob, braces included", () =>
     Effect.gen(function* () {
       const ws = yield* searchWorkspace

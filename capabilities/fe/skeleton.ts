@@ -201,6 +201,13 @@ export const skeleton = Tool.make("skeleton", {
               ),
         { concurrency: 16 }
       )).filter((s): s is FileSkeleton => s !== undefined)
+      // A directory's own files before its subdirectories' (src/App.tsx, then src/components/…).
+      const dirOf = (file: string) => (file.includes("/") ? file.slice(0, file.lastIndexOf("/")) : "")
+      skeletons.sort((a, b) => {
+        const da = dirOf(a.path)
+        const db = dirOf(b.path)
+        return da === db ? (a.path < b.path ? -1 : 1) : da < db ? -1 : 1
+      })
       const project = yield* state.project.pipe(Effect.option)
       const where = start.path === "" ? "the root" : start.path
       const about =

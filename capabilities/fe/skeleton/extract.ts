@@ -63,7 +63,7 @@ export interface FileSkeleton {
   readonly path: string
   readonly exports: ReadonlyArray<ExportEntry>
   readonly imports: ReadonlyArray<ImportEntry>
-  /** The parser's first error, when the file does not parse (what could be read is still listed). */
+  /** The parser's first error, when the file does not parse (its exports and imports are then not known). */
   readonly error?: string | undefined
 }
 
@@ -315,9 +315,9 @@ export const extract = (parse: Parse, path: string, source: string): FileSkeleto
           ? `default as ${s.local.name}`
           : s.type === "ImportNamespaceSpecifier"
             ? `* as ${s.local.name}`
-            : nameOf(s.imported) === s.local.name
-              ? s.local.name
-              : `${nameOf(s.imported)} as ${s.local.name}`
+            : `${s.importKind === "type" ? "type " : ""}${
+                nameOf(s.imported) === s.local.name ? s.local.name : `${nameOf(s.imported)} as ${s.local.name}`
+              }`
       )
       imports.push({
         from: node.source.value,

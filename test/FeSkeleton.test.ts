@@ -1,0 +1,216 @@
+/**
+ * fe_skeleton through the test kit, over the Node workspace on the kit's
+ * in-memory file system: the map of a small React + TypeScript tree (every
+ * kind of export, signatures, imports, default exports, overloads,
+ * re-exports), .gitignore, the deny list and dependency/build directories
+ * left out, files that do not parse, the budget (less detail, then files
+ * counted by directory, never over), path narrowing and its errors.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import { skeleton } from "../capabilities/fe/skeleton.ts"
+import { estimateTokens } from "../capabilities/fe/skeleton/render.ts"
+import { layer as stateLayer } from "../capabilities/fe/state.ts"
+import * as Capability from "../src/Capability.ts"
+import { MemoryWorkspace, TestClient } from "../src/testing.ts"
+
+const tree: Record<string, string> = {
+  "package.json": JSON.stringify({ name: "shop", dependencies: { react: "19.0.0" } }),
+  ".gitignore": "generated/\n*.local.ts\n",
+  "src/App.tsx": [
+    "import { useState } from 'react'",
+    "import { Cart, type CartProps } from './components/Cart.tsx'",
+    "",
+    "export default function App() {",
+    "  const [open, setOpen] = useState(false)",
+    "  return <main onClick={() => setOpen(!open)}><Cart items={[]} /></main>",
+    "}"
+  ].join("\n"),
+  "src/components/Cart.tsx": [
+    "import { memo } from 'react'",
+    "import type { Item } from '../types.ts'",
+    "",
+    "export interface CartProps {",
+    "  items: readonly Item[]",
+    "  onCheckout?: () => void",
+    "}",
+    "",
+    "export const Cart = ({ items }: CartProps) => <ul>{items.map((i) => <li key={i.id}>{i.name}</li>)}</ul>",
+    "export const CartBadge = memo(({ count }: { count: number }) => <span>{count}</span>)",
+    "export const MAX_ITEMS = 50"
+  ].join("\n"),
+  "src/hooks/useCart.ts": [
+    "import { useState } from 'react'",
+    "import type { Item } from '../types.ts'",
+    "",
+    "export function useCart(initial: readonly Item[] = []) {",
+    "  const [items, setItems] = useState(initial)",
+    "  return { items, add: (item: Item) => setItems([...items, item]) }",
+    "}"
+  ].join("\n"),
+  "src/types.ts": [
+    "export interface Item {",
+    "  id: number",
+    "  name: string",
+    "}",
+    "export type ItemId = Item['id']",
+    "export enum Status { Open, Paid = 'paid' }",
+    "export class Ledger extends Map<number, Item> implements Iterable<[number, Item]> {",
+    "  private secret = 1",
+    "  total(): number {",
+    "    return this.size",
+    "  }",
+    "}"
+  ].join("\n"),
+  "src/lib/format.ts": [
+    "export function format(value: number): string",
+    "export function format(value: string): string",
+    "export function format(value: unknown): string {",
+    "  return String(value)",
+    "}",
+    "const internal = 1",
+    "export { internal as exposed }"
+  ].join("\n"),
+  "src/index.ts": "export * from './types.ts'\nexport { useCart as useBasket } from './hooks/useCart.ts'\n",
+  "src/broken.ts": "export const ok = 1\nexport function broken( {\n",
+  "src/env.d.ts": "declare const VERSION: string\n",
+  "src/styles.css": "body {}\n",
+  "generated/api.ts": "export const generated = 1\n",
+  "src/config.local.ts": "export const local = 1\n",
+  ".env.ts": "export const secret = 'x'\n",
+  "node_modules/react/index.js": "module.exports = {}\n",
+  "dist/app.js": "export const built = 1\n"
+}
+
+const setup = (files: Record<string, string> = tree) =>
+  Effect.gen(function* () {
+    const memory = MemoryWorkspace.make(files)
+    return yield* TestClient.make(
+      Capability.make({ id: "fe", description: "test", version: "0" }, Effect.succeed({ tools: [skeleton] })).pipe(
+        Layer.provide(stateLayer),
+        Layer.provide(memory.layer)
+      )
+    )
+  })
+
+const map = (client: TestClient.TestClient, args: Record<string, unknown> = {}) =>
+  Effect.map(client.callToolStructured("fe_skeleton", args), (result) => result as any)
+
+describe("fe_skeleton", () => {
+  it.effect("maps every file's imports and exports, with kinds and signatures", () =>
+    Effect.gen(function* () {
+      const result = yield* map(yield* setup())
+      assert.strictEqual(
+        result.map,
+        [
+          "# 7 source files under the root (react project, source in src)",
+          "src/App.tsx",
+          "  imports: react {useState}; ./components/Cart.tsx {Cart, type CartProps}",
+          "  component App() (default export)",
+          "src/broken.ts",
+          "  ! does not parse: Expected `}` but found `EOF`",
+          "  (no exports)",
+          "src/index.ts",
+          "  export * from ./types.ts",
+          "  export useCart as useBasket from ./hooks/useCart.ts",
+          "src/types.ts",
+          "  interface Item { id: number; name: string }",
+          "  type ItemId = Item['id']",
+          "  enum Status { Open, Paid = 'paid' }",
+          "  class Ledger extends Map<number, Item> implements Iterable<[number, Item]> { total(): number }",
+          "src/components/Cart.tsx",
+          "  imports: react {memo}; ../types.ts {type Item}",
+          "  interface CartProps { items: readonly Item[]; onCheckout?: () => void }",
+          "  component Cart({ items }: CartProps)",
+          "  component CartBadge memo(({ count }: { count: number }))",
+          "  const MAX_ITEMS = 50",
+          "src/hooks/useCart.ts",
+          "  imports: react {useState}; ../types.ts {type Item}",
+          "  hook useCart(initial: readonly Item[] = [])",
+          "src/lib/format.ts",
+          "  function format(value: number): string",
+          "  function format(value: string): string",
+          "  const exposed = 1"
+        ].join("\n")
+      )
+      assert.strictEqual(result.detail, "full")
+      assert.strictEqual(result.filesScanned, 7)
+      assert.strictEqual(result.tokens, estimateTokens(result.map))
+      assert.include(result.next, "workspace_read")
+    })
+  )
+
+  it.effect("leaves out .gitignored, denied, dependency and build files, declarations and non-source files", () =>
+    Effect.gen(function* () {
+      const text: string = (yield* map(yield* setup())).map
+      for (const absent of ["generated/", "config.local", ".env", "node_modules", "dist/", "env.d.ts", "styles.css"]) {
+        assert.notInclude(text, absent)
+      }
+    })
+  )
+
+  it.effect("a file that does not parse is reported with the parser's message, and the others are mapped", () =>
+    Effect.gen(function* () {
+      const result = yield* map(yield* setup())
+      assert.lengthOf(result.parseErrors, 1)
+      assert.strictEqual(result.parseErrors[0].file, "src/broken.ts")
+      assert.include(result.map, "src/broken.ts\n  ! does not parse: ")
+    })
+  )
+
+  it.effect("the budget bounds the map: less detail first, then files counted by directory", () =>
+    Effect.gen(function* () {
+      const client = yield* setup()
+      const full = yield* map(client)
+      // Just under what the full map needs: imports are dropped, signatures kept.
+      const signatures = yield* map(client, { budget: full.tokens - 1 })
+      assert.strictEqual(signatures.detail, "signatures")
+      assert.notInclude(signatures.map, "imports:")
+      assert.include(signatures.map, "hook useCart(initial: readonly Item[] = [])")
+      assert.isAtMost(signatures.tokens, full.tokens - 1)
+
+      const names = yield* map(client, { budget: 200 })
+      assert.strictEqual(names.detail, "names")
+      assert.include(names.map, "src/types.ts: Item, ItemId, Status, Ledger")
+      assert.include(names.map, "src/App.tsx: App (default)")
+      assert.isAtMost(names.tokens, 200)
+      assert.include(names.next, "export names only")
+
+      // A larger tree than the smallest budget: files that do not fit are counted by directory, never over budget.
+      const many: Record<string, string> = { "package.json": "{}" }
+      for (let i = 0; i < 300; i++) many[`src/area${i % 3}/module${i}.ts`] = `export const value${i} = ${i}\n`
+      const crowded = yield* map(yield* setup(many), { budget: 200 })
+      assert.isAtMost(crowded.tokens, 200)
+      assert.isBelow(crowded.filesShown, 300)
+      assert.strictEqual(crowded.filesScanned, 300)
+      assert.strictEqual(
+        crowded.omitted.reduce((sum: number, o: { files: number }) => sum + o.files, 0),
+        300 - crowded.filesShown
+      )
+      assert.include(crowded.map, "more files: ")
+      assert.include(crowded.next, "path set to one of the omitted directories")
+    })
+  )
+
+  it.effect("path narrows to a directory or a file; a missing or hostile path is an error", () =>
+    Effect.gen(function* () {
+      const client = yield* setup()
+      const hooks = yield* map(client, { path: "src/hooks" })
+      assert.strictEqual(hooks.filesScanned, 1)
+      assert.include(hooks.map, "# 1 source file under src/hooks")
+      const one = yield* map(client, { path: "src/types.ts" })
+      assert.strictEqual(one.filesScanned, 1)
+      yield* client.expectToolError("fe_skeleton", { path: "src/nowhere" }, "not_found")
+      yield* client.expectToolError("fe_skeleton", { path: "../etc" }, "path_rejected:escapes_root")
+    })
+  )
+
+  it.effect("maxFiles stops the scan and says so", () =>
+    Effect.gen(function* () {
+      const result = yield* map(yield* setup(), { maxFiles: 2 })
+      assert.strictEqual(result.filesScanned, 2)
+      assert.isTrue(result.scanLimited)
+    })
+  )
+})
