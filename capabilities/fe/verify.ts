@@ -290,7 +290,7 @@ export const makeVerify = (settings: FeSettingsShape): Tool.Handled<CommandRunne
       tool,
       status: "error",
       command,
-      durationMs: result.durationMs,
+      durationMs: Math.round(result.durationMs),
       errors: 0,
       warnings: 0,
       detail:
@@ -360,7 +360,7 @@ export const makeVerify = (settings: FeSettingsShape): Tool.Handled<CommandRunne
         if (result === undefined)
           return failedToRun("typecheck", tool, commands.join(" && "), error!, runIds, ctx.timeoutMs)
         runIds.push(result.runId)
-        durationMs += result.durationMs
+        durationMs += Math.round(result.durationMs)
         const found = parseTsc(result.stdout, ctx.roots)
         if (result.exitCode !== 0 && found.length === 0) {
           return unreadable("typecheck", tool, commands.join(" && "), result, "reporting any diagnostic")
@@ -391,7 +391,7 @@ export const makeVerify = (settings: FeSettingsShape): Tool.Handled<CommandRunne
         if (problems === undefined || (result.exitCode !== 0 && result.exitCode !== 1)) {
           return unreadable("lint", tool, command, result, "a JSON report")
         }
-        return finished("lint", tool, command, result.durationMs, problems, [result.runId])
+        return finished("lint", tool, command, Math.round(result.durationMs), problems, [result.runId])
       }
       const binary = yield* findBinary("@biomejs/biome", "biome")
       if (binary === undefined) return notInstalled("lint", ctx.project, "@biomejs/biome")
@@ -412,7 +412,7 @@ export const makeVerify = (settings: FeSettingsShape): Tool.Handled<CommandRunne
         sources.set(file, read._tag === "Some" ? read.value.content : undefined)
       }
       const problems = parseBiomeJson(result.stdout, ctx.roots, (file) => sources.get(file)) ?? report
-      return finished("lint", tool, command, result.durationMs, problems, [result.runId])
+      return finished("lint", tool, command, Math.round(result.durationMs), problems, [result.runId])
     })
 
   const test = (ctx: StepContext) =>
@@ -467,7 +467,7 @@ export const makeVerify = (settings: FeSettingsShape): Tool.Handled<CommandRunne
     if (result.exitCode !== 0 && report.problems.length === 0) {
       return unreadable("test", tool, command, result, "reporting which test failed")
     }
-    return finished("test", tool, command, result.durationMs, report.problems, [result.runId], report.counts)
+    return finished("test", tool, command, Math.round(result.durationMs), report.problems, [result.runId], report.counts)
   }
   const steps: Record<Step, (ctx: StepContext) => Effect.Effect<StepOutcome, never, CommandRunner | Workspace>> = {
     typecheck,
