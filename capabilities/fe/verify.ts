@@ -467,7 +467,15 @@ export const makeVerify = (settings: FeSettingsShape): Tool.Handled<CommandRunne
     if (result.exitCode !== 0 && report.problems.length === 0) {
       return unreadable("test", tool, command, result, "reporting which test failed")
     }
-    return finished("test", tool, command, Math.round(result.durationMs), report.problems, [result.runId], report.counts)
+    return finished(
+      "test",
+      tool,
+      command,
+      Math.round(result.durationMs),
+      report.problems,
+      [result.runId],
+      report.counts
+    )
   }
   const steps: Record<Step, (ctx: StepContext) => Effect.Effect<StepOutcome, never, CommandRunner | Workspace>> = {
     typecheck,

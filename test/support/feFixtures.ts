@@ -54,7 +54,8 @@ export const installFixture = async (name: Fixture): Promise<string> => {
     const error = cause as { stderr?: string; message: string }
     throw new Error(
       `Installing the fixture ${name} (npm ci in ${dir}) failed; the fe tests need the npm registry.\n` +
-        (error.stderr ?? error.message)
+        (error.stderr ?? error.message),
+      { cause }
     )
   }
   writeFileSync(stampFile(dir), lockHash(dir))
