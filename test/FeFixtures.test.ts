@@ -163,4 +163,60 @@ describe("fe_verify on the fixture projects", () => {
       }),
     120_000
   )
+
+  it.live(
+    "a Biome + Jest project: Biome's JSON reporter and Jest's JSON report, read as the same problems",
+    () =>
+      Effect.gen(function* () {
+        const fe = yield* feOn(fixtureDir("biome-jest-app"))
+        const result = (yield* fe.callToolStructured("fe_verify", {})) as any
+        assert.deepStrictEqual(result.project, {
+          framework: "none",
+          packageManager: "npm",
+          tsconfig: "tsconfig.json",
+          linter: "biome",
+          testRunner: "jest"
+        })
+        assert.deepStrictEqual(
+          result.steps.map((s: any) => [s.step, s.status, s.tool, s.command]),
+          [
+            [
+              "typecheck",
+              "failed",
+              "tsc 6.0.3",
+              "node_modules/typescript/bin/tsc --noEmit --pretty false -p tsconfig.json"
+            ],
+            [
+              "lint",
+              "passed",
+              "biome 2.6.8",
+              "node_modules/@biomejs/biome/bin/biome lint --reporter=json --colors=off ."
+            ],
+            ["test", "failed", "jest 30.5.2", "node_modules/jest/bin/jest.js --json --ci --passWithNoTests"]
+          ]
+        )
+        assert.deepStrictEqual(result.steps[2].tests, { total: 2, passed: 1, failed: 1, skipped: 0 })
+        assert.deepStrictEqual(result.problems.map(line), [
+          "src/cart.ts:15:14 error TS2322 Type 'number' is not assignable to type 'string'.",
+          "src/discount.test.js:4:29 error test-failure Error: expect(received).toBe(expected) // Object.is equality\n\nExpected: 180\nReceived: 0",
+          "src/cart.ts:11:38 warning lint/suspicious/noExplicitAny Unexpected any. Specify a different type."
+        ])
+        assert.deepStrictEqual(result.problems[1].test, { name: "takes ten percent off", expected: "180", actual: "0" })
+        assert.deepStrictEqual(
+          [result.problems[2].source, result.problems[2].endLine, result.problems[2].endColumn],
+          ["biome", 11, 41]
+        )
+
+        const narrowed = (yield* fe.callToolStructured("fe_verify", {
+          steps: ["test"],
+          files: ["src/discount.test.js"]
+        })) as any
+        assert.strictEqual(
+          narrowed.steps[0].command,
+          "node_modules/jest/bin/jest.js --json --ci --passWithNoTests --runTestsByPath ./src/discount.test.js"
+        )
+        assert.deepStrictEqual(narrowed.steps[0].tests, { total: 2, passed: 1, failed: 1, skipped: 0 })
+      }),
+    120_000
+  )
 })

@@ -406,8 +406,8 @@ export const makeVerify = (settings: FeSettingsShape): Tool.Handled<CommandRunne
       const sources = new Map<string, string | undefined>()
       const report = parseBiomeJson(result.stdout, ctx.roots, (file) => sources.get(file))
       if (report === undefined) return unreadable("lint", tool, command, result, "a JSON report")
-      // Biome gives byte spans: read each file once to turn them into lines and columns.
-      for (const file of new Set(report.map((p) => p.file))) {
+      // Biome 1 gives byte spans: read each such file once to turn them into lines and columns (Biome 2 gives lines).
+      for (const file of new Set(report.filter((p) => p.line === 0 && p.file !== "").map((p) => p.file))) {
         const read = yield* workspace.read(file).pipe(Effect.option)
         sources.set(file, read._tag === "Some" ? read.value.content : undefined)
       }

@@ -79,7 +79,9 @@ const structured = (result: CallToolResult): any => {
 
 const line = (p: any) => `${p.file}:${p.line} ${p.code}`
 
-describe("the fe loop over stdio with the SDK client", () => {
+// One server and one root for the file: its tests run one after the other (the cancellation test reads the process
+// table for the root's tools, which the loop's own fe_verify runs would otherwise show).
+describe("the fe loop over stdio with the SDK client", { concurrent: false }, () => {
   it("publishes fe_skeleton and fe_doctor read-only, fe_verify not destructive", async () => {
     const { tools } = await client.listTools()
     const byName = Object.fromEntries(tools.map((tool) => [tool.name, tool]))

@@ -1,10 +1,11 @@
 /**
  * Installs the fe fixtures' dependencies from the npm registry (vitest's
- * global set-up, so once per run, before any test file): `npm ci` from each
- * fixture's committed lockfile, skipped when its node_modules already holds
- * that lockfile's install (a stamp with the lockfile's hash). The fixtures
- * are real projects (Vite + React + TypeScript, ESLint, Vitest) that the fe
- * capability's tests run their own tools on.
+ * global set-up, so once per run, before any test file): `npm install
+ * --no-save` from each fixture's committed lockfile, skipped when its
+ * node_modules already holds that lockfile's install (a stamp with the
+ * lockfile's hash). The fixtures are real projects (Vite + React +
+ * TypeScript with ESLint and Vitest; TypeScript with Biome and Jest) that
+ * the fe capability's tests run their own tools on.
  */
 import { createHash } from "node:crypto"
 import { execFile } from "node:child_process"
@@ -16,7 +17,7 @@ import { promisify } from "node:util"
 const run = promisify(execFile)
 
 /** The fixture projects, by directory name under test/fixtures/fe/. */
-export const fixtures = ["react-app", "broken-app"] as const
+export const fixtures = ["react-app", "broken-app", "biome-jest-app"] as const
 
 export type Fixture = (typeof fixtures)[number]
 
@@ -44,8 +45,10 @@ export const installFixture = async (name: Fixture): Promise<string> => {
   const dir = fixtureDir(name)
   if (isInstalled(name)) return dir
   try {
+    // From the lockfile, which --no-save keeps as it is. Not `npm ci`: it refuses a lockfile that lacks optional
+    // platform packages the registry does not serve (Biome's Android builds, here), where `npm install` skips them.
     // No install scripts: none of these packages needs one (native parts come as optional platform packages).
-    await run("npm", ["ci", "--no-audit", "--no-fund", "--ignore-scripts", "--loglevel=error"], {
+    await run("npm", ["install", "--no-save", "--no-audit", "--no-fund", "--ignore-scripts", "--loglevel=error"], {
       cwd: dir,
       maxBuffer: 64 * 1024 * 1024,
       timeout: 10 * 60 * 1000
@@ -53,7 +56,7 @@ export const installFixture = async (name: Fixture): Promise<string> => {
   } catch (cause) {
     const error = cause as { stderr?: string; message: string }
     throw new Error(
-      `Installing the fixture ${name} (npm ci in ${dir}) failed; the fe tests need the npm registry.\n` +
+      `Installing the fixture ${name} (npm install in ${dir}) failed; the fe tests need the npm registry.\n` +
         (error.stderr ?? error.message),
       { cause }
     )

@@ -240,18 +240,19 @@ const biomeMessage = (value: unknown): string => {
 
 /**
  * The problems in Biome's JSON reporter output (`biome lint --reporter=json`,
- * `biome check --reporter=json`): one per diagnostic, its category
- * (`lint/suspicious/noExplicitAny`) as the code, its span turned into a line
- * and a column with the file's text, which `sourceOf` gives (read from the
- * workspace). `undefined` when the output is not such a report.
+ * `biome check --reporter=json`): one per error or warning diagnostic, its
+ * category (`lint/suspicious/noExplicitAny`) as the code, its location as
+ * Biome 2 gives it (start line and column), or as Biome 1 did (a byte span,
+ * turned into a line and a column with the file's text, which `sourceOf`
+ * gives). `undefined` when the output is not such a report.
  *
  * **Example**
  *
  * ```ts
  * import { parseBiomeJson } from "./capabilities/fe/verify/parse.ts"
  *
- * const report = { diagnostics: [{ category: "lint/style/useConst", severity: "error", description: "This let declares a variable that is only assigned once.", location: { path: { file: "src/a.ts" }, span: [0, 3] } }] }
- * parseBiomeJson(JSON.stringify(report), ["/srv/app"], () => "let x = 1\n")?.[0]?.line // => 1
+ * const report = { diagnostics: [{ category: "lint/suspicious/noExplicitAny", severity: "warning", message: "Unexpected any. Specify a different type.", location: { path: "src/cart.ts", start: { line: 11, column: 38 }, end: { line: 11, column: 41 } } }] }
+ * parseBiomeJson(JSON.stringify(report), ["/srv/app"], () => undefined)?.[0]?.line // => 11
  * ```
  *
  * @category parsing
@@ -270,17 +271,26 @@ export const parseBiomeJson = (
     const location = isRecord(diagnostic.location) ? diagnostic.location : {}
     const pathValue = isRecord(location.path) ? location.path.file : location.path
     const file = typeof pathValue === "string" ? relativePath(pathValue, roots) : ""
-    const span = Array.isArray(location.span) ? location.span : undefined
-    const source = file === "" ? undefined : sourceOf(file)
     let line = 0
     let column = 0
     let end: { readonly line: number; readonly column: number } | undefined
-    if (span !== undefined && source !== undefined) {
-      const startChar = byteToCharOffset(source, int(span[0]))
-      ;({ line, column } = lineColumnAt(source, startChar))
-      end = lineColumnAt(source, byteToCharOffset(source, int(span[1], int(span[0]))))
+    if (isRecord(location.start)) {
+      // Biome 2: { start: { line, column }, end: { line, column } }, 1-based.
+      line = int(location.start.line)
+      column = int(location.start.column)
+      if (isRecord(location.end)) end = { line: int(location.end.line), column: int(location.end.column) }
+    } else if (Array.isArray(location.span)) {
+      // Biome 1: a span of UTF-8 byte offsets, turned into lines and columns with the file's text.
+      const span = location.span
+      const source = file === "" ? undefined : sourceOf(file)
+      if (source !== undefined) {
+        ;({ line, column } = lineColumnAt(source, byteToCharOffset(source, int(span[0]))))
+        end = lineColumnAt(source, byteToCharOffset(source, int(span[1], int(span[0]))))
+      }
     }
     const severity = diagnostic.severity
+    // Information and hints (a deprecated configuration field, say) are not problems of the code.
+    if (severity === "information" || severity === "info" || severity === "hint") continue
     problems.push({
       source: "biome",
       kind: "lint",
@@ -293,7 +303,7 @@ export const parseBiomeJson = (
         typeof diagnostic.description === "string" && diagnostic.description !== ""
           ? diagnostic.description
           : biomeMessage(diagnostic.message),
-      severity: severity === "warning" || severity === "information" || severity === "hint" ? "warning" : "error"
+      severity: severity === "warning" ? "warning" : "error"
     })
   }
   return problems
