@@ -128,6 +128,194 @@ describe("fe_verify on the fixture projects", () => {
   )
 
   it.live(
+    "fe_doctor on the broken app's problems: each one's cause and first fix step, exactly",
+    () =>
+      Effect.gen(function* () {
+        const fe = yield* feOn(fixtureDir("broken-app"))
+        yield* fe.callToolStructured("fe_verify", {})
+        const result = (yield* fe.callToolStructured("fe_doctor", { limit: 20 })) as any
+        assert.strictEqual(result.total, 15)
+        assert.strictEqual(result.summary, "15 of 15 problems diagnosed.")
+        const rows = result.diagnoses.map((d: any) => {
+          const step = d.fix[0]
+          return [
+            `${d.problem.file}:${d.problem.line} ${d.problem.code}`,
+            d.title,
+            d.confidence,
+            step.operation,
+            `${step.file}:${step.line}`,
+            step.before ?? null,
+            step.after ?? null,
+            step.command ?? null
+          ]
+        })
+        const sortKey = (row: ReadonlyArray<unknown>) => String(row[0])
+        assert.deepStrictEqual(
+          [...rows].sort((a, b) => (sortKey(a) < sortKey(b) ? -1 : 1)),
+          [
+            [
+              "src/api.ts:1 TS2307",
+              "The package left-pad-nowhere is not installed",
+              "medium",
+              "install_package",
+              "src/api.ts:0",
+              null,
+              null,
+              "npm install left-pad-nowhere"
+            ],
+            [
+              "src/api.ts:11 @typescript-eslint/no-explicit-any",
+              "Explicit any",
+              "high",
+              "replace",
+              "src/api.ts:11",
+              "  const data: any = await response.json()",
+              "  const data: unknown = await response.json()",
+              null
+            ],
+            [
+              "src/api.ts:16 TS2339",
+              "User has no property fullName",
+              "medium",
+              "investigate",
+              "src/api.ts:16",
+              null,
+              null,
+              null
+            ],
+            [
+              "src/api.ts:20 @typescript-eslint/no-unused-vars",
+              "Unused variable",
+              "high",
+              "delete",
+              "src/api.ts:20",
+              "  const unused = 'hello'",
+              null,
+              null
+            ],
+            [
+              "src/api.ts:20 TS6133",
+              "Declared but never read",
+              "high",
+              "delete",
+              "src/api.ts:20",
+              "  const unused = 'hello'",
+              null,
+              null
+            ],
+            [
+              "src/api.ts:21 TS2345",
+              "An argument of type number where string is expected",
+              "high",
+              "replace",
+              "src/api.ts:21",
+              "  return 'Hi ' + formatName(user.id)",
+              "  return 'Hi ' + formatName(String(user.id))",
+              null
+            ],
+            [
+              "src/api.ts:9 prefer-const",
+              "let that is never reassigned",
+              "high",
+              "replace",
+              "src/api.ts:9",
+              "  let url = `/api/users/${id}`",
+              "  const url = `/api/users/${id}`",
+              null
+            ],
+            [
+              "src/components/Counter.tsx:13 react-hooks/exhaustive-deps",
+              "Hook dependency array is incomplete",
+              "high",
+              "replace",
+              "src/components/Counter.tsx:13",
+              "  }, [label])",
+              "  }, [label, count])",
+              null
+            ],
+            [
+              "src/components/Counter.tsx:17 TS2551",
+              "Property does not exist (misspelt)",
+              "high",
+              "replace",
+              "src/components/Counter.tsx:17",
+              "      {label.toUppercase()} {count}",
+              "      {label.toUpperCase()} {count}",
+              null
+            ],
+            [
+              "src/components/Counter.tsx:9 TS2304",
+              "useState is used without being imported",
+              "high",
+              "add_import",
+              "src/components/Counter.tsx:1",
+              "import { useEffect } from 'react'",
+              "import { useEffect, useState } from 'react'",
+              null
+            ],
+            [
+              "src/utils/format.ts:12 TS18048",
+              "Value is possibly undefined",
+              "high",
+              "add_null_check",
+              "src/utils/format.ts:12",
+              null,
+              "  if (first === undefined) {\n    // handle the missing value: return, throw, or use a default\n  }",
+              null
+            ],
+            [
+              "src/utils/format.ts:2 TS2322",
+              "A number assigned where a string is declared",
+              "high",
+              "replace",
+              "src/utils/format.ts:2",
+              "  const dollars: string = cents / 100",
+              "  const dollars: string = String(cents / 100)",
+              null
+            ],
+            [
+              "src/utils/format.ts:6 TS7006",
+              "Parameter implicitly has an any type",
+              "high",
+              "add_type_annotation",
+              "src/utils/format.ts:6",
+              "export function total(items) {",
+              "export function total(items: unknown) {",
+              null
+            ],
+            [
+              "src/utils/math.test.ts:12 test-failure",
+              "Failing assertion",
+              "high",
+              "update_test_or_code",
+              "src/utils/math.ts:5",
+              null,
+              null,
+              null
+            ],
+            [
+              "src/utils/math.test.ts:6 test-failure",
+              "Failing assertion",
+              "high",
+              "update_test_or_code",
+              "src/utils/math.ts:1",
+              null,
+              null,
+              null
+            ]
+          ]
+        )
+        // The failing tests point at the code under test, quoted.
+        const range = result.diagnoses.find((d: any) => d.problem.line === 12 && d.problem.code === "test-failure")
+        assert.include(range.fix[0].description, "7 |   for (let i = start; i < end; i++) out.push(i)")
+        assert.include(range.rootCause, "stops one early")
+        // Every diagnosis shows the source around its line.
+        for (const d of result.diagnoses) assert.include(d.context, `| `, d.problem.code)
+      }),
+    120_000
+  )
+
+  it.live(
     "steps and files narrow the run: the linter and Vitest get the files, the typecheck's report is filtered",
     () =>
       Effect.gen(function* () {

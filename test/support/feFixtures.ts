@@ -9,7 +9,7 @@
  */
 import { createHash } from "node:crypto"
 import { execFile } from "node:child_process"
-import { existsSync, readFileSync, writeFileSync } from "node:fs"
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { promisify } from "node:util"
@@ -28,10 +28,32 @@ export const fixtureDir = (name: Fixture): string => join(here, "..", "fixtures"
 
 const stampFile = (dir: string) => join(dir, "node_modules", ".fixture-install-stamp")
 
+// The install is current while package.json and the lockfile are those it was made from.
 const lockHash = (dir: string): string =>
   createHash("sha256")
+    .update(readFileSync(join(dir, "package.json")))
     .update(readFileSync(join(dir, "package-lock.json")))
     .digest("hex")
+
+// One install per fixture at a time across processes (two vitest runs started together): an exclusive directory,
+// taken back when its holder died long ago.
+const withLock = async <A>(dir: string, body: () => Promise<A>): Promise<A> => {
+  const lock = join(dir, ".fixture-install-lock")
+  for (let waited = 0; ; waited += 200) {
+    try {
+      mkdirSync(lock)
+      break
+    } catch {
+      if (waited > 15 * 60 * 1000) rmSync(lock, { recursive: true, force: true })
+      await new Promise((resolve) => setTimeout(resolve, 200))
+    }
+  }
+  try {
+    return await body()
+  } finally {
+    rmSync(lock, { recursive: true, force: true })
+  }
+}
 
 /** Whether the fixture's node_modules is the install of its current lockfile. */
 export const isInstalled = (name: Fixture): boolean => {
@@ -44,6 +66,15 @@ export const isInstalled = (name: Fixture): boolean => {
 export const installFixture = async (name: Fixture): Promise<string> => {
   const dir = fixtureDir(name)
   if (isInstalled(name)) return dir
+  return withLock(dir, async () => {
+    if (isInstalled(name)) return dir
+    await npmInstall(name, dir)
+    writeFileSync(stampFile(dir), lockHash(dir))
+    return dir
+  })
+}
+
+const npmInstall = async (name: Fixture, dir: string): Promise<void> => {
   try {
     // From the lockfile, which --no-save keeps as it is. Not `npm ci`: it refuses a lockfile that lacks optional
     // platform packages the registry does not serve (Biome's Android builds, here), where `npm install` skips them.
@@ -55,14 +86,16 @@ export const installFixture = async (name: Fixture): Promise<string> => {
     })
   } catch (cause) {
     const error = cause as { stderr?: string; message: string }
+    const network = /E(AI_AGAIN|CONNREFUSED|CONNRESET|NOTFOUND|TIMEDOUT)|network|fetch failed/i.test(error.stderr ?? "")
     throw new Error(
-      `Installing the fixture ${name} (npm install in ${dir}) failed; the fe tests need the npm registry.\n` +
+      `Installing the fixture ${name} (npm install in ${dir}) failed` +
+        (network
+          ? ": the npm registry could not be reached, and the fe tests need it once to install their fixtures.\n"
+          : ".\n") +
         (error.stderr ?? error.message),
       { cause }
     )
   }
-  writeFileSync(stampFile(dir), lockHash(dir))
-  return dir
 }
 
 /** vitest's global set-up: every fixture installed, in parallel. */
