@@ -206,6 +206,80 @@ describe("fe_skeleton", () => {
     })
   )
 
+  it.effect("Vue, Svelte and Astro components: the component with its props, module exports, imports", () =>
+    Effect.gen(function* () {
+      const files = {
+        "package.json": JSON.stringify({ dependencies: { vue: "3.5.0" } }),
+        "src/components/item-list.vue": [
+          '<script lang="ts">',
+          "export const TITLE_MAX = 40",
+          "</script>",
+          '<script setup lang="ts">',
+          "import { computed } from 'vue'",
+          "import type { Item } from '../types'",
+          "const props = withDefaults(defineProps<{ items: Item[]; title?: string }>(), { title: 'List' })",
+          "const count = computed(() => props.items.length)",
+          "</script>",
+          "<template><h1>{{ title }} ({{ count }})</h1></template>"
+        ].join("\n"),
+        "src/Button.svelte": [
+          '<script lang="ts">',
+          "  import type { Snippet } from 'svelte'",
+          "  let { label, children }: { label: string; children: Snippet } = $props()",
+          "</script>",
+          "<button>{label}{@render children()}</button>"
+        ].join("\n"),
+        "src/Greeting.svelte": [
+          '<script context="module" lang="ts">',
+          "  export const preload = () => 1",
+          "</script>",
+          '<script lang="ts">',
+          "  export let name: string",
+          "</script>",
+          "<p>Hello {name}</p>"
+        ].join("\n"),
+        "src/pages/index.astro": [
+          "---",
+          "import Layout from '../layouts/Layout.astro'",
+          "export interface Props { title: string }",
+          "const { title } = Astro.props",
+          "---",
+          "<Layout>{title}</Layout>"
+        ].join("\n"),
+        "src/Broken.vue": '<script setup lang="ts">\nconst = 1\n</script>\n'
+      }
+      const result = yield* map(yield* setup(files))
+      assert.strictEqual(
+        result.map,
+        [
+          "# 5 source files under the root (vue project, source in src)",
+          "src/Broken.vue",
+          result.map.split("\n")[2],
+          "  component Broken (default export)",
+          "src/Button.svelte",
+          "  imports: svelte {type Snippet}",
+          "  component Button(props: { label: string; children: Snippet }) (default export)",
+          "src/Greeting.svelte",
+          "  component Greeting(props: { name: string }) (default export)",
+          "  function preload()",
+          "src/components/item-list.vue",
+          "  imports: vue {computed}; ../types {type Item}",
+          "  component ItemList(props: { items: Item[]; title?: string }) (default export)",
+          "  const TITLE_MAX = 40",
+          "src/pages/index.astro",
+          "  imports: ../layouts/Layout.astro {default as Layout}",
+          "  component Index(props: Props) (default export)",
+          "  interface Props { title: string }"
+        ].join("\n")
+      )
+      assert.match(result.map.split("\n")[2], /^ {2}! does not parse: /)
+      assert.deepStrictEqual(
+        result.parseErrors.map((e: { file: string }) => e.file),
+        ["src/Broken.vue"]
+      )
+    })
+  )
+
   it.effect("maxFiles stops the scan and says so", () =>
     Effect.gen(function* () {
       const result = yield* map(yield* setup(), { maxFiles: 2 })

@@ -10,6 +10,7 @@ import * as Schema from "effect/Schema"
 import * as Tool from "../../src/Tool.ts"
 import { Workspace, type WorkspaceError } from "../../src/Workspace.ts"
 import { mapWorkspaceError } from "../workspace/errors.ts"
+import { componentExtensions, extractComponent } from "./skeleton/components.ts"
 import { extract, type FileSkeleton, loadParser } from "./skeleton/extract.ts"
 import { renderMap } from "./skeleton/render.ts"
 import { FeState } from "./state.ts"
@@ -35,7 +36,7 @@ const skippedDirs = new Set([
 const maxFileBytes = 512 * 1024
 
 const isSource = (path: string): boolean =>
-  sourceExtensions.some((ext) => path.endsWith(ext)) &&
+  [...sourceExtensions, ...componentExtensions].some((ext) => path.endsWith(ext)) &&
   !path.endsWith(".d.ts") &&
   !path.endsWith(".d.mts") &&
   !path.endsWith(".d.cts") &&
@@ -190,7 +191,11 @@ export const skeleton = Tool.make("skeleton", {
               })
             : workspace.read(file.path).pipe(
                 Effect.map((read): FileSkeleton | undefined =>
-                  read.binary ? undefined : extract(parse, file.path, read.content)
+                  read.binary
+                    ? undefined
+                    : componentExtensions.some((ext) => file.path.endsWith(ext))
+                      ? extractComponent(parse, file.path, read.content)
+                      : extract(parse, file.path, read.content)
                 ),
                 Effect.catch(() =>
                   Effect.sync(() => {

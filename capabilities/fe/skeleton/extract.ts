@@ -68,7 +68,7 @@ export interface FileSkeleton {
 }
 
 type Node = { readonly type: string; readonly start: number; readonly end: number; readonly [key: string]: any }
-type Parse = (
+export type Parse = (
   filename: string,
   source: string
 ) => { program: { body: ReadonlyArray<Node> }; errors: ReadonlyArray<any> }
