@@ -193,6 +193,30 @@ describe("fe_skeleton", () => {
     })
   )
 
+  it.effect("monorepos with many omitted directories and very long names stay within the budget", () =>
+    Effect.gen(function* () {
+      const wide: Record<string, string> = { "package.json": "{}" }
+      for (let p = 0; p < 60; p++) {
+        for (let f = 0; f < 30; f++)
+          wide[`packages/package-number-${p}/src/file${f}.ts`] = `export const v${f} = ${f}\n`
+      }
+      const long = "a-rather-deep-directory/".repeat(30).slice(0, -1)
+      wide[`${long}/a.ts`] = "export const a = 1\n"
+      wide[`${long}/b.ts`] = "export const b = 1\n"
+      const client = yield* setup(wide)
+      for (const budget of [200, 1000, 4000]) {
+        const result = yield* map(client, { budget })
+        assert.isAtMost(result.tokens, budget, `budget ${budget}`)
+        assert.strictEqual(result.filesScanned, 1802)
+        assert.include(result.map, "more files")
+        assert.isAbove(result.omitted.length, 20)
+      }
+      // A path so long that the header alone is over the budget.
+      const narrow = yield* map(client, { path: long, budget: 200 })
+      assert.isAtMost(narrow.tokens, 200)
+    })
+  )
+
   it.effect("path narrows to a directory or a file; a missing or hostile path is an error", () =>
     Effect.gen(function* () {
       const client = yield* setup()

@@ -116,7 +116,6 @@ const dirOf = (path: string): string => {
  * @since 0.1.0
  */
 export const renderMap = (files: ReadonlyArray<FileSkeleton>, budget: number, header: string): RenderedMap => {
-  const headerTokens = estimateTokens(header) + 1
   for (const detail of ["full", "signatures", "names"] as const) {
     const blocks = files.map((file) => renderFile(file, detail))
     const text = [header, ...blocks].join("\n")
@@ -124,11 +123,13 @@ export const renderMap = (files: ReadonlyArray<FileSkeleton>, budget: number, he
     if (tokens <= budget) return { text, tokens, detail, filesShown: files.length, omitted: [] }
   }
   // Not even every name fits: as many files as fit (names only), then the rest counted by directory.
-  const shown: Array<string> = [header]
-  let used = headerTokens
+  // The header itself is cut if a long path makes it larger than the budget.
+  const clip = (text: string, tokens: number) =>
+    estimateTokens(text) <= tokens ? text : `${text.slice(0, Math.max(0, tokens * 4 - 1))}…`
+  const reserve = Math.min(60, Math.floor(budget / 3))
+  const shown: Array<string> = [clip(header, Math.max(1, budget - reserve - 1))]
+  let used = estimateTokens(shown[0]!) + 1
   let index = 0
-  // Keep room for the line that names what was left out.
-  const reserve = 60
   for (; index < files.length; index++) {
     const block = renderFile(files[index]!, "names")
     const cost = estimateTokens(block) + 1
@@ -139,10 +140,27 @@ export const renderMap = (files: ReadonlyArray<FileSkeleton>, budget: number, he
   const counts = new Map<string, number>()
   for (const file of files.slice(index)) counts.set(dirOf(file.path), (counts.get(dirOf(file.path)) ?? 0) + 1)
   const omitted = [...counts].map(([path, count]) => ({ path, files: count }))
-  let tail = `… ${files.length - index} more files: ${omitted.map((o) => `${o.path} (${o.files})`).join(", ")}`
-  while (estimateTokens(tail) > reserve && tail.length > 40)
-    tail = `${tail.slice(0, tail.lastIndexOf(",", tail.length - 2))}, …`
-  shown.push(tail)
-  const text = shown.join("\n")
+  // The directories that fit in the reserve, in order; the others are said to exist (`omitted` lists them all).
+  const room = Math.max(0, budget - used) * 4
+  const lead = `… ${files.length - index} more files`
+  let tail = lead
+  for (const [i, o] of omitted.entries()) {
+    const next = `${tail}${i === 0 ? ": " : ", "}${o.path} (${o.files})`
+    const rest = omitted.length - i - 1
+    if ((rest > 0 ? next.length + 12 : next.length) > room) {
+      tail = `${tail}${i === 0 ? "" : `, and ${omitted.length - i} more directories`}`
+      break
+    }
+    tail = next
+  }
+  shown.push(clip(tail, Math.max(0, budget - used)))
+  let text = shown.join("\n")
+  // The estimates above round up per line; this makes sure of the bound, dropping shown files if it must.
+  while (estimateTokens(text) > budget && shown.length > 2) {
+    shown.splice(shown.length - 2, 1)
+    index--
+    text = shown.join("\n")
+  }
+  if (estimateTokens(text) > budget) text = clip(text, budget)
   return { text, tokens: estimateTokens(text), detail: "names", filesShown: index, omitted }
 }
