@@ -126,6 +126,9 @@ const snippets: ReadonlyArray<readonly [code: string, file: string, text: string
   ["TS6196", "s/unusedType.ts", "interface Unused {\n  a: number\n}\nexport const x = 1\n"],
   ["TS5097", "s/tsExtension.ts", "import { one } from './lib.ts'\nexport const o = one\n"],
   ["TS17004", "s/jsx.tsx", "export const el = <div />\n"],
+  // Node16/NodeNext resolution (n16/, a project of its own with "type": "module").
+  ["TS2835", "n16/importer.ts", "import { a } from './exporter'\nexport const b = a\n"],
+  ["TS2571", "n16/unknownObject.ts", "export const y = (JSON.parse('1') as unknown).x\n"],
   // Syntax errors stop tsc before the semantic checks: these are a project of their own (syntax/).
   ["TS1005", "syntax/s1005.ts", "export const x = (1\n"],
   ["TS1128", "syntax/s1128.ts", "export const y = 1\n}\n"],
@@ -167,6 +170,19 @@ beforeAll(() => {
       include: ["s"]
     }),
     "s/lib.ts": "export const one = 1\nexport const three = 3\n",
+    "n16/exporter.ts": "export const a = 1\n",
+    "n16/package.json": JSON.stringify({ type: "module" }),
+    "tsconfig.n16.json": JSON.stringify({
+      compilerOptions: {
+        strict: true,
+        module: "nodenext",
+        moduleResolution: "nodenext",
+        target: "ES2022",
+        noEmit: true,
+        skipLibCheck: true
+      },
+      include: ["n16"]
+    }),
     "s/withDefault.ts": "export default function greeting() {\n  return 'hi'\n}\n",
     "node_modules/untyped-lib/package.json": JSON.stringify({ name: "untyped-lib", main: "index.js" }),
     "node_modules/untyped-lib/index.js": "module.exports = 1\n",
@@ -188,7 +204,11 @@ beforeAll(() => {
     }
   }
   writeFileSync(join(root, "tsconfig.syntax.json"), JSON.stringify({ extends: "./tsconfig.json", include: ["syntax"] }))
-  problems = [...parseTsc(check("tsconfig.json"), [root]), ...parseTsc(check("tsconfig.syntax.json"), [root])]
+  problems = [
+    ...parseTsc(check("tsconfig.json"), [root]),
+    ...parseTsc(check("tsconfig.syntax.json"), [root]),
+    ...parseTsc(check("tsconfig.n16.json"), [root])
+  ]
 })
 afterAll(() => rmSync(root, { recursive: true, force: true }))
 
@@ -283,6 +303,20 @@ describe("fe_doctor's TypeScript rules, on real tsc messages", () => {
       "export function total(items: unknown) {"
     ])
     assert.deepStrictEqual(edit("TS6133"), ["delete", 2, "  const unused = 'hello'", undefined])
+    assert.deepStrictEqual(edit("TS2835"), [
+      "replace",
+      1,
+      "import { a } from './exporter'",
+      "import { a } from './exporter.js'"
+    ])
+    // "Object is possibly 'undefined'": the object is the call at the column, not the quoted 'undefined'.
+    const object = diagnosed("TS2532")
+    assert.include(object.rootCause, "find() at s/objectUndefined.ts:2 can be undefined")
+    assert.notInclude(JSON.stringify(object.fix), "undefined === undefined")
+    assert.deepStrictEqual(
+      [object.fix[1]!.before, object.fix[1]!.after],
+      ["export const id = find().id", "export const id = find()?.id"]
+    )
     assert.deepStrictEqual(edit("TS2588"), ["replace", 1, "const limit = 1", "let limit = 1"])
   })
 
@@ -591,4 +625,132 @@ describe("fe_doctor through the test kit", () => {
       yield* client.expectToolError("fe_doctor", { text: "everything is fine" }, "no_problem_in_text")
     })
   )
+})
+
+describe("fe_doctor's computed edits are only offered when they are right (review cases)", () => {
+  const at = (
+    code: string,
+    message: string,
+    line: string,
+    column: number,
+    source: ProblemInput["source"] = "typescript"
+  ) =>
+    diagnosisOf(
+      {
+        source,
+        kind: source === "typescript" ? "type" : "lint",
+        file: "src/a.ts",
+        line: 1,
+        column,
+        code,
+        message,
+        severity: "error"
+      },
+      [line],
+      { related: new Map(), project }
+    )
+  const edits = (d: ReturnType<typeof at>) => d.fix.filter((s) => s.after !== undefined).map((s) => s.after)
+
+  it("TS7006: an arrow's bare parameter gets parentheses, an optional one keeps its ?", () => {
+    assert.deepStrictEqual(
+      edits(at("TS7006", "Parameter 'n' implicitly has an 'any' type.", "const double = n => n * 2", 16)),
+      ["const double = (n: unknown) => n * 2"]
+    )
+    assert.deepStrictEqual(
+      edits(at("TS7006", "Parameter 'b' implicitly has an 'any' type.", "function f(a: number, b?) {}", 23)),
+      ["function f(a: number, b?: unknown) {}"]
+    )
+  })
+
+  it("TS2345: no conversion when the identifier is not the whole argument", () => {
+    const message = "Argument of type 'number' is not assignable to parameter of type 'string'."
+    assert.deepStrictEqual(edits(at("TS2345", message, "shout(getAge())", 7)), [])
+    assert.deepStrictEqual(edits(at("TS2345", message, "shout(items.length + 1)", 7)), [])
+    assert.deepStrictEqual(edits(at("TS2345", message, "shout(user.age, 2)", 7)), ["shout(String(user.age), 2)"])
+  })
+
+  it("TS2322: an error inside an object literal does not convert the whole initializer", () => {
+    const d = at(
+      "TS2322",
+      "Type 'number' is not assignable to type 'string'.",
+      "const user: User = { id: 1, name: 42 }",
+      29
+    )
+    assert.deepStrictEqual(edits(d), [])
+  })
+
+  it("TS2307: Node built-ins get @types/node, assets a module declaration, never an install of their name", () => {
+    const fs = at(
+      "TS2307",
+      "Cannot find module 'fs' or its corresponding type declarations.",
+      "import fs from 'fs'",
+      16
+    )
+    assert.strictEqual(fs.fix[0]!.command, "pnpm add -D @types/node")
+    const nodeFs = at(
+      "TS2307",
+      "Cannot find module 'node:fs' or its corresponding type declarations.",
+      "import fs from 'node:fs'",
+      16
+    )
+    assert.strictEqual(nodeFs.fix[0]!.command, "pnpm add -D @types/node")
+    const logo = at(
+      "TS2307",
+      "Cannot find module './logo.svg' or its corresponding type declarations.",
+      "import logo from './logo.svg'",
+      18
+    )
+    assert.strictEqual(logo.fix[0]!.operation, "edit_config")
+    assert.include(logo.fix[0]!.description, "vite/client")
+  })
+
+  it("unused names: an import loses only that name; a multi-line declaration is not deleted by its first line", () => {
+    const imported = at(
+      "TS6133",
+      "'useEffect' is declared but its value is never read.",
+      "import { useState, useEffect } from 'react'",
+      20
+    )
+    assert.deepStrictEqual(edits(imported), ["import { useState } from 'react'"])
+    const lint = at(
+      "@typescript-eslint/no-unused-vars",
+      "'useEffect' is defined but never used.",
+      "import { useState, useEffect } from 'react'",
+      20,
+      "eslint"
+    )
+    assert.deepStrictEqual(edits(lint), ["import { useState } from 'react'"])
+    const multiLine = at("TS6133", "'handler' is declared but its value is never read.", "  const handler = () => {", 9)
+    assert.isUndefined(multiLine.fix[0]!.before)
+    const type = at(
+      "@typescript-eslint/no-unused-vars",
+      "'Props' is defined but never used.",
+      "interface Props {",
+      11,
+      "eslint"
+    )
+    assert.deepStrictEqual(edits(type), [], "no rename to _Props")
+  })
+
+  it("optional chaining is not offered on an assignment target; TS2614 keeps the other names", () => {
+    const assigned = at("TS2532", "Object is possibly 'undefined'.", "items[0].count = 1", 1)
+    assert.isFalse(
+      edits(assigned).some((after) => after!.includes("?.")),
+      "items[0]?.count = 1 is not valid"
+    )
+    assert.include(assigned.rootCause, "items[0] at")
+    const named = at(
+      "TS2614",
+      "Module '\"./withDefault\"' has no exported member 'greeting'. Did you mean to use 'import greeting from \"./withDefault\"' instead?",
+      "import { greeting, other } from './withDefault'",
+      10
+    )
+    assert.deepStrictEqual(edits(named), ["import greeting, { other } from './withDefault'"])
+  })
+
+  it("prefer-const on a destructuring let offers no whole-line edit", () => {
+    const d = at("prefer-const", "'a' is never reassigned. Use 'const' instead.", "let { a, b } = pair", 7, "eslint")
+    assert.deepStrictEqual(edits(d), [])
+    assert.include(d.fix[0]!.description, "split")
+  })
 })

@@ -353,6 +353,20 @@ describe("fe_verify on the fixture projects", () => {
   )
 
   it.live(
+    "files may name a directory; a source file with no test leaves the test step skipped, not passed",
+    () =>
+      Effect.gen(function* () {
+        const fe = yield* feOn(fixtureDir("broken-app"))
+        const dir = (yield* fe.callToolStructured("fe_verify", { steps: ["typecheck"], files: ["src/utils"] })) as any
+        assert.deepStrictEqual(dir.problems.map(line), brokenAppTypeErrors.slice(6))
+        const noTest = (yield* fe.callToolStructured("fe_verify", { steps: ["test"], files: ["src/api.ts"] })) as any
+        assert.strictEqual(noTest.steps[0].status, "skipped")
+        assert.include(noTest.steps[0].detail, "No test file matched src/api.ts")
+      }),
+    120_000
+  )
+
+  it.live(
     "a Biome + Jest project: Biome's JSON reporter and Jest's JSON report, read as the same problems",
     () =>
       Effect.gen(function* () {

@@ -159,6 +159,16 @@ describe("fe_verify", () => {
     })
   )
 
+  it.effect("a JavaScript project with a jsconfig.json and no typescript has no typecheck to run", () =>
+    Effect.gen(function* () {
+      const root = makeRoot({ "package.json": "{}", "jsconfig.json": "{}" })
+      const result = (yield* (yield* client(root)).callToolStructured("fe_verify", { steps: ["typecheck"] })) as any
+      assert.strictEqual(result.steps[0].status, "skipped")
+      assert.include(result.steps[0].detail, "JavaScript")
+      assert.isTrue(result.ok)
+    })
+  )
+
   it.effect("a tool that exits without its report is an error step showing what it printed", () =>
     Effect.gen(function* () {
       const root = makeRoot({

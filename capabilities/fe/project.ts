@@ -196,7 +196,7 @@ export const detect = (input: DetectionInput): ProjectInfo => {
           : "none"
 
   const testRunner: ProjectInfo["testRunner"] =
-    has("vitest") || input.exists("vitest.config.ts") || input.exists("vitest.config.js")
+    has("vitest") || configExtensions.some((ext) => input.exists(`vitest.config.${ext}`))
       ? "vitest"
       : has("jest") || any(jestConfigs) || isRecord(pkg.jest)
         ? "jest"

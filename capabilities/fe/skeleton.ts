@@ -169,8 +169,9 @@ export const skeleton = Tool.make("skeleton", {
           const page = yield* mapWorkspaceError(workspace.list(start.path, { cursor, limit: 1000 }))
           for (const entry of page.entries) {
             if (entry.type === "directory" && !skippedDirs.has(entry.name)) subdirs.push(entry.path)
-            else if (entry.type === "file" && isSource(entry.path) && found.length < maxFiles) {
-              found.push({ path: entry.path, size: entry.size })
+            else if (entry.type === "file" && isSource(entry.path)) {
+              if (found.length < maxFiles) found.push({ path: entry.path, size: entry.size })
+              else scanLimited = true
             }
           }
           cursor = page.nextCursor

@@ -150,8 +150,10 @@ const notInstalled = (step: Step, project: ProjectInfo, packageName: string): St
     warnings: 0,
     detail:
       `${packageName} is not installed in the workspace's node_modules, and fe_verify runs only the project's own ` +
-      `tools. Install the dependencies (exec_run with "${installHint(project)}"), or add it ` +
-      `(${installCommand(project.packageManager, packageName, true)}), then call fe_verify again.`,
+      `tools from there. Install the dependencies (exec_run with "${installHint(project)}"), or add it ` +
+      `(${installCommand(project.packageManager, packageName, true)}), then call fe_verify again. (A tool hoisted to ` +
+      `a node_modules above the workspace root, or installed by Yarn Plug'n'Play, is not used: fe_verify reads nothing ` +
+      `outside the root; serve the repository's root instead.)`,
     runIds: []
   },
   problems: []
@@ -342,6 +344,12 @@ export const makeVerify = (settings: FeSettingsShape): Tool.Handled<CommandRunne
       if (ctx.project.tsconfig === null) {
         return skipped("typecheck", "No tsconfig.json (or jsconfig.json) at the root, so there is no typecheck to run.")
       }
+      if (ctx.project.tsconfig === "jsconfig.json" && !ctx.project.dependencies.includes("typescript")) {
+        return skipped(
+          "typecheck",
+          "The project is JavaScript (a jsconfig.json for the editor, no typescript dependency): nothing to typecheck."
+        )
+      }
       const binary = yield* findBinary("typescript", "tsc")
       if (binary === undefined) return notInstalled("typecheck", ctx.project, "typescript")
       const tool = `tsc ${binary.version}`
@@ -367,7 +375,11 @@ export const makeVerify = (settings: FeSettingsShape): Tool.Handled<CommandRunne
         }
         problems.push(...found)
       }
-      const shown = ctx.files.length === 0 ? problems : problems.filter((p) => ctx.files.includes(p.file))
+      // Errors about the configuration (no file) always show; a directory in files matches what is under it.
+      const shown =
+        ctx.files.length === 0
+          ? problems
+          : problems.filter((p) => p.file === "" || ctx.files.some((f) => p.file === f || p.file.startsWith(`${f}/`)))
       return finished("typecheck", tool, commands.join(" && "), durationMs, shown, runIds)
     })
 
@@ -466,6 +478,19 @@ export const makeVerify = (settings: FeSettingsShape): Tool.Handled<CommandRunne
     if (report === undefined) return unreadable("test", tool, command, result, "a JSON test report")
     if (result.exitCode !== 0 && report.problems.length === 0) {
       return unreadable("test", tool, command, result, "reporting which test failed")
+    }
+    if (ctx.files.length > 0 && report.counts.total === 0 && report.problems.length === 0) {
+      return {
+        result: {
+          ...skipped("test", "").result,
+          tool,
+          command,
+          durationMs: Math.round(result.durationMs),
+          detail: `No test file matched ${ctx.files.join(", ")}: no test ran. Pass test files (or none, for every test).`,
+          runIds: [result.runId]
+        },
+        problems: []
+      }
     }
     return finished(
       "test",

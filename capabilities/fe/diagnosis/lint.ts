@@ -5,7 +5,7 @@
  * @since 0.1.0
  */
 import type { FixStep, Rule, RuleAnswer, RuleInput } from "./model.ts"
-import { bracketed, findWord, identifierAt, replaceAt } from "./source.ts"
+import { bracketed, findWord, identifierAt, isWholeStatement, removeImportName, replaceAt } from "./source.ts"
 
 const step = (input: RuleInput, fields: Omit<FixStep, "file" | "line"> & { line?: number }): FixStep => ({
   file: input.problem.file,
@@ -92,27 +92,45 @@ const unusedVariable = (input: RuleInput): RuleAnswer => {
   const name = input.quoted[0] ?? identifierAt(input.line, input.problem.column)
   const trimmed = input.line.trim()
   const declaration =
-    /^(const|let|var)\s/.test(trimmed) && !trimmed.includes(",") && trimmed.split("=")[0]!.includes(name)
-  const parameter = input.problem.message.includes("defined but never used") && !declaration
-  return {
-    rootCause: `${name} (${at(input)}) is ${parameter ? "defined" : "assigned"} and never used: dead code, or a value the code forgot to use.`,
-    fix: declaration
+    /^(export\s+)?(const|let|var)\s/.test(trimmed) &&
+    !trimmed.includes(",") &&
+    findWord(trimmed.split("=")[0]!, name) > 0 &&
+    isWholeStatement(input.line)
+  const withoutImport = removeImportName(input.line, name)
+  const fix: ReadonlyArray<FixStep> =
+    withoutImport !== undefined
       ? [
-          step(input, {
-            operation: "delete",
-            description: `Delete line ${input.problem.line} (the declaration of ${name}), unless the value should be used: then use it.`,
-            before: input.line
-          })
+          withoutImport === ""
+            ? step(input, {
+                operation: "delete",
+                description: `Delete the import on line ${input.problem.line}: ${name} is its only name.`,
+                before: input.line
+              })
+            : step(input, {
+                operation: "replace",
+                description: `Remove ${name} from the import on line ${input.problem.line}.`,
+                before: input.line,
+                after: withoutImport
+              })
         ]
-      : lineEdit(
-          input,
-          "rename",
-          `Remove ${name}; if it must stay (a parameter before a used one), prefix it with an underscore, which the rule's usual configuration ignores.`,
-          findWord(input.line, name, input.problem.column) > 0
-            ? replaceAt(input.line, findWord(input.line, name, input.problem.column), name.length, `_${name}`)
-            : undefined
-        ),
-    confidence: declaration ? "high" : "medium"
+      : declaration
+        ? [
+            step(input, {
+              operation: "delete",
+              description: `Delete line ${input.problem.line} (the declaration of ${name}), unless the value should be used: then use it.`,
+              before: input.line
+            })
+          ]
+        : [
+            step(input, {
+              operation: "delete",
+              description: `Remove ${name} (${at(input)}), or use it where it was meant to be used. A parameter that must stay (before a used one) can only be kept if the rule's options allow it (argsIgnorePattern, e.g. "^_"; the default configuration has none).`
+            })
+          ]
+  return {
+    rootCause: `${name} (${at(input)}) is ${input.problem.message.includes("defined but never used") ? "defined" : "assigned"} and never used: dead code, or a value the code forgot to use.`,
+    fix,
+    confidence: withoutImport !== undefined || declaration ? "high" : "medium"
   }
 }
 
@@ -134,13 +152,17 @@ const explicitAny = (input: RuleInput): RuleAnswer => {
 
 const preferConst = (input: RuleInput): RuleAnswer => {
   const name = input.quoted[0] ?? identifierAt(input.line, input.problem.column)
-  const column = findWord(input.line, "let")
+  // A destructuring let may hold other names that are reassigned: then only a split declaration is right.
+  const destructuring = /\blet\s*[{[]/.test(input.line)
+  const column = destructuring ? 0 : findWord(input.line, "let")
   return {
     rootCause: `${name} is declared with let at ${at(input)} but never reassigned.`,
     fix: lineEdit(
       input,
       "replace",
-      `Declare ${name} with const.`,
+      destructuring
+        ? `Declare ${name} with const: if the other names of this destructuring are reassigned, split it into a const and a let declaration.`
+        : `Declare ${name} with const.`,
       column > 0 ? replaceAt(input.line, column, 3, "const") : undefined
     ),
     confidence: "high"

@@ -301,3 +301,87 @@ export const quoteStyle = (lines: ReadonlyArray<string> | undefined): string => 
  */
 export const unquote = (name: string): string =>
   name.length >= 2 && name.startsWith('"') && name.endsWith('"') ? name.slice(1, -1) : name
+
+/**
+ * An import line without one of its names: `import { a, b } from 'm'` →
+ * `import { a } from 'm'`, `import R, { a } from 'm'` without `R` →
+ * `import { a } from 'm'`; `""` when it was the only name (the line goes);
+ * undefined when the name is not imported on this line.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import { removeImportName } from "./capabilities/fe/diagnosis/source.ts"
+ *
+ * removeImportName("import { useState, useEffect } from 'react'", "useEffect") // => "import { useState } from 'react'"
+ * removeImportName("import { useEffect } from 'react'", "useEffect") // => ""
+ * ```
+ *
+ * @category source
+ * @since 0.1.0
+ */
+export const removeImportName = (line: string, name: string): string | undefined => {
+  const trimmed = line.trimStart()
+  const from = line.lastIndexOf(" from ")
+  if (!trimmed.startsWith("import ") || from === -1) return undefined
+  const indent = line.slice(0, line.length - trimmed.length)
+  const head = line.slice(line.indexOf("import ") + 7, from).trim()
+  const typeOnly = head.startsWith("type ")
+  const clause = typeOnly ? head.slice(5).trim() : head
+  const open = clause.indexOf("{")
+  const defaultPart = (open === -1 ? clause : clause.slice(0, open)).replace(/,\s*$/, "").trim()
+  const named =
+    open === -1
+      ? []
+      : (bracketed(clause, open)?.inner ?? "")
+          .split(",")
+          .map((part) => part.trim())
+          .filter((part) => part !== "")
+  const localOf = (spec: string) =>
+    spec
+      .replace(/^type\s+/, "")
+      .split(/\s+as\s+/)
+      .pop()!
+      .trim()
+  const keepDefault = defaultPart !== "" && localOf(defaultPart.replace(/^\*\s+as\s+/, "")) !== name
+  const keepNamed = named.filter((spec) => localOf(spec) !== name)
+  if ((defaultPart === "" || keepDefault) && keepNamed.length === named.length) return undefined
+  if (!keepDefault && keepNamed.length === 0) return ""
+  const parts = [
+    ...(keepDefault ? [defaultPart] : []),
+    ...(keepNamed.length > 0 ? [`{ ${keepNamed.join(", ")} }`] : [])
+  ]
+  return `${indent}import ${typeOnly ? "type " : ""}${parts.join(", ")}${line.slice(from)}`
+}
+
+/**
+ * Whether a line holds a whole statement: its brackets balance (strings
+ * skipped) and it does not end in the middle of an expression.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import { isWholeStatement } from "./capabilities/fe/diagnosis/source.ts"
+ *
+ * isWholeStatement("  const unused = 'hello'") // => true
+ * isWholeStatement("  const handler = () => {") // => false
+ * ```
+ *
+ * @category source
+ * @since 0.1.0
+ */
+export const isWholeStatement = (line: string): boolean => {
+  let depth = 0
+  for (let i = 0; i < line.length; i++) {
+    const char = line[i]!
+    if (char === "'" || char === '"' || char === "`") {
+      const end = line.indexOf(char, i + 1)
+      if (end === -1) return false
+      i = end
+    } else if (char === "(" || char === "[" || char === "{") depth++
+    else if (char === ")" || char === "]" || char === "}") depth--
+    else if (char === "/" && line[i + 1] === "/") break
+  }
+  const end = line.replace(/\/\/.*$/, "").trimEnd()
+  return depth === 0 && !/[=,(+\-*/&|?:]$/.test(end) && !end.endsWith("=>")
+}

@@ -5,14 +5,18 @@
  *
  * @since 0.1.0
  */
+import { builtinModules } from "node:module"
 import { installCommand } from "../project.ts"
 import type { FixStep, Rule, RuleAnswer, RuleInput } from "./model.ts"
 import {
   addNamedImport,
   declarationLine,
   findWord,
+  bracketed,
   identifierAt,
   importLineOf,
+  isWholeStatement,
+  removeImportName,
   indentOf,
   quoteStyle,
   replaceAt,
@@ -213,7 +217,9 @@ const notAssignable = (input: RuleInput): RuleAnswer => {
   }
   const init = initializer(input.line)
   const convert = conversions[to]?.[from]
-  if (init !== undefined && convert !== undefined) {
+  // Only when tsc points at the declared name: an error inside the initializer (a property of an object literal)
+  // is about a part of the value, not the whole of it.
+  if (init !== undefined && convert !== undefined && input.problem.column - 1 < init.start) {
     return {
       title: `A ${from} assigned where a ${to} is declared`,
       rootCause: `At ${at(input)} the declared type is ${to}, but the value ${init.text} is a ${from}.`,
@@ -275,7 +281,9 @@ const argumentType = (input: RuleInput): RuleAnswer => {
   let length = 0
   while (length < rest.length && /[A-Za-z0-9_$.]/.test(rest[length]!)) length++
   const expression = rest.slice(0, length)
-  const convert = conversions[to]?.[from]
+  // The chain is the whole argument only when a comma or the closing parenthesis follows it (not a call, an operator).
+  const whole = /^\s*[,)]/.test(rest.slice(length))
+  const convert = whole ? conversions[to]?.[from] : undefined
   return {
     title: `An argument of type ${from} where ${to} is expected`,
     rootCause: `At ${at(input)} the argument ${expression || argument} is a ${from}, but the function's parameter is a ${to}.`,
@@ -297,11 +305,35 @@ const argumentType = (input: RuleInput): RuleAnswer => {
   }
 }
 
+/** The object expression at a column: an identifier chain with calls and indexes, without its last property access. */
+const objectAt = (line: string, column: number): string => {
+  let i = column - 1
+  let last = -1
+  while (i < line.length) {
+    const char = line[i]!
+    if (/[A-Za-z0-9_$]/.test(char)) i++
+    else if (char === "(" || char === "[") {
+      const group = bracketed(line, i)
+      if (group === undefined) break
+      i = group.end + 1
+    } else if (char === "." || (char === "?" && line[i + 1] === ".")) {
+      last = i
+      i += char === "?" ? 2 : 1
+    } else break
+  }
+  return line.slice(column - 1, last === -1 ? i : last)
+}
+
 const possibly = (input: RuleInput, what: "null" | "undefined" | "null or undefined"): RuleAnswer => {
-  const named = input.quoted[0]
-  const expression = named ?? identifierAt(input.line, input.problem.column)
+  // TS18047/18048/18049 quote the value ('first'); TS2531/2532/2533 say "Object" and quote only null/undefined.
+  const namesValue = !input.problem.message.startsWith("Object is possibly")
+  const expression =
+    (namesValue ? input.quoted[0] : undefined) ?? (objectAt(input.line, input.problem.column) || "the value")
   const column = input.problem.column
-  const hasAccess = input.line.slice(column - 1).startsWith(`${expression}.`)
+  const afterAccess = input.line.slice(column - 1 + expression.length + 1)
+  const assigned = /^[\w$]*\s*(=[^=]|\+=|-=|\*=|\/=)/.test(afterAccess)
+  const hasAccess = input.line.slice(column - 1).startsWith(`${expression}.`) && !assigned
+  const called = expression.includes("(")
   const check =
     what === "null"
       ? `${expression} === null`
@@ -312,11 +344,16 @@ const possibly = (input: RuleInput, what: "null" | "undefined" | "null or undefi
   return {
     rootCause: `${expression} at ${at(input)} can be ${what} at this point (its type includes ${what}), and the code uses it as if it could not.`,
     fix: [
-      step(input, {
-        operation: "add_null_check",
-        description: `Handle the ${what} case before line ${input.problem.line} (return early, throw, or pick a default), so ${expression} is narrowed below it.`,
-        after: guard
-      }),
+      called
+        ? step(input, {
+            operation: "add_null_check",
+            description: `Store the result of ${expression} in a constant before line ${input.problem.line}, handle its ${what} case (return early, throw, or pick a default), then use the constant.`
+          })
+        : step(input, {
+            operation: "add_null_check",
+            description: `Handle the ${what} case before line ${input.problem.line} (return early, throw, or pick a default), so ${expression} is narrowed below it.`,
+            after: guard
+          }),
       ...(hasAccess
         ? lineEdit(
             input,
@@ -333,10 +370,16 @@ const possibly = (input: RuleInput, what: "null" | "undefined" | "null or undefi
 const implicitAny = (input: RuleInput): RuleAnswer => {
   const name = input.quoted[0] ?? identifierAt(input.line, input.problem.column)
   const column = findWord(input.line, name, input.problem.column)
+  const next = column > 0 ? input.line.slice(column - 1 + name.length) : ""
+  const bareArrow = column > 0 && input.line[column - 2] !== "(" && /^\s*=>/.test(next)
   const after =
-    column > 0 && input.line[column - 1 + name.length] !== ":"
-      ? replaceAt(input.line, column, name.length, `${name}: unknown`)
-      : undefined
+    column === 0 || next.startsWith(":")
+      ? undefined
+      : bareArrow
+        ? replaceAt(input.line, column, name.length, `(${name}: unknown)`)
+        : next.startsWith("?")
+          ? replaceAt(input.line, column, name.length + 1, `${name}?: unknown`)
+          : replaceAt(input.line, column, name.length, `${name}: unknown`)
   return {
     rootCause: `The parameter ${name} at ${at(input)} has no type annotation and none can be inferred, so it is implicitly any, which strict mode (noImplicitAny) forbids.`,
     fix: lineEdit(
@@ -349,8 +392,42 @@ const implicitAny = (input: RuleInput): RuleAnswer => {
   }
 }
 
+const assetExtensions = /\.(svg|png|jpe?g|gif|webp|avif|ico|css|scss|sass|less|module\.css|wasm|txt|md|html?)(\?.*)?$/i
+
 const moduleNotFound = (input: RuleInput): RuleAnswer => {
   const module = input.quoted[0] ?? "?"
+  const bare = module.startsWith("node:") ? module.slice(5) : module
+  if (module.startsWith("node:") || builtinModules.includes(bare.split("/")[0]!)) {
+    return {
+      title: `Node.js's ${bare} module has no type definitions`,
+      rootCause: `${module} is built into Node.js; TypeScript finds no types for it because @types/node is not installed or not in the tsconfig's "types".`,
+      fix: [
+        step(input, {
+          operation: "install_package",
+          line: 0,
+          description:
+            'Install @types/node (and add "node" to compilerOptions.types when the tsconfig lists types). Do not install a package of that name.',
+          command: installCommand(input.project.packageManager, "@types/node", true)
+        })
+      ],
+      confidence: "high"
+    }
+  }
+  if (assetExtensions.test(module)) {
+    return {
+      title: `No module declaration for ${module.slice(module.lastIndexOf("."))} files`,
+      rootCause: `${module} is not code: TypeScript needs a declaration saying what importing such a file gives (bundlers provide one, e.g. vite/client), and none is in effect${module.startsWith(".") ? " — or the file is missing" : ""}.`,
+      fix: [
+        step(input, {
+          operation: "edit_config",
+          file: input.project.tsconfig ?? "tsconfig.json",
+          line: 0,
+          description: `With Vite, add "vite/client" to compilerOptions.types (or a /// <reference types="vite/client" /> line in a .d.ts file); otherwise declare it in a .d.ts file: declare module '*${module.slice(module.lastIndexOf("."))}'. Check with workspace_stat that the file exists.`
+        })
+      ],
+      confidence: "medium"
+    }
+  }
   if (module.startsWith(".") || module.startsWith("/")) {
     return {
       title: `The file ${module} does not exist`,
@@ -405,12 +482,29 @@ const moduleNotFound = (input: RuleInput): RuleAnswer => {
 const unused = (input: RuleInput): RuleAnswer => {
   const name = input.quoted[0] ?? identifierAt(input.line, input.problem.column)
   const trimmed = input.line.trim()
-  const wholeDeclaration = /^(const|let|var)\s/.test(trimmed) && trimmed.split("=")[0]!.includes(name)
-  const isImport = trimmed.startsWith("import ")
-  return {
-    rootCause: `${name} is declared at ${at(input)} and never used afterwards: leftover code, or code that should use it and does not.`,
-    fix:
-      wholeDeclaration && !trimmed.includes(",")
+  const declaration =
+    /^(export\s+)?(const|let|var)\s/.test(trimmed) &&
+    !trimmed.includes(",") &&
+    findWord(trimmed.split("=")[0]!, name) > 0 &&
+    isWholeStatement(input.line)
+  const withoutImport = removeImportName(input.line, name)
+  const fix: ReadonlyArray<FixStep> =
+    withoutImport !== undefined
+      ? [
+          withoutImport === ""
+            ? step(input, {
+                operation: "delete",
+                description: `Delete the import on line ${input.problem.line}: ${name} is its only name.`,
+                before: input.line
+              })
+            : step(input, {
+                operation: "replace",
+                description: `Remove ${name} from the import on line ${input.problem.line}.`,
+                before: input.line,
+                after: withoutImport
+              })
+        ]
+      : declaration
         ? [
             step(input, {
               operation: "delete",
@@ -418,21 +512,16 @@ const unused = (input: RuleInput): RuleAnswer => {
               before: input.line
             })
           ]
-        : isImport
-          ? [
-              step(input, {
-                operation: "delete",
-                description: `Remove ${name} from the import on line ${input.problem.line} (the whole line if it is the only name).`,
-                before: input.line
-              })
-            ]
-          : [
-              step(input, {
-                operation: "rename",
-                description: `Remove ${name}, or, for a parameter that must stay, prefix it with an underscore (_${name}).`
-              })
-            ],
-    confidence: wholeDeclaration || isImport ? "high" : "medium"
+        : [
+            step(input, {
+              operation: "delete",
+              description: `Remove ${name} (declared at ${at(input)}) with what only it uses, or use it where it was meant to be used; for a parameter that must stay, TypeScript ignores names starting with an underscore (_${name}).`
+            })
+          ]
+  return {
+    rootCause: `${name} is declared at ${at(input)} and never used afterwards: leftover code, or code that should use it and does not.`,
+    fix,
+    confidence: withoutImport !== undefined || declaration ? "high" : "medium"
   }
 }
 
@@ -538,7 +627,15 @@ export const typescriptRules: Readonly<Record<string, Rule>> = {
           input,
           "replace",
           `Import the default export as ${name}.`,
-          input.line.includes("{") ? `import ${name} from ${q}${module}${q}` : undefined
+          (() => {
+            const rest = removeImportName(input.line, name)
+            if (rest === undefined) return undefined
+            if (rest === "") return `${indentOf(input.line)}import ${name} from ${q}${module}${q}`
+            return rest.replace(
+              /import\s+(type\s+)?\{/,
+              (_, type: string | undefined) => `import ${type ?? ""}${name}, {`
+            )
+          })()
         ),
         confidence: "high"
       }
@@ -863,15 +960,18 @@ export const typescriptRules: Readonly<Record<string, Rule>> = {
   TS2835: {
     title: "Relative import needs a file extension",
     diagnose: (input) => {
-      const [wrong = "?", right = "?"] = input.quoted
-      const column = input.line.indexOf(wrong)
+      // "… Did you mean './a.js'?": the suggestion is the last quoted name; the wrong path is the string at the column.
+      const right = input.quoted[input.quoted.length - 1] ?? "?"
+      const quote = input.line[input.problem.column - 1]
+      const end = quote === "'" || quote === '"' ? input.line.indexOf(quote, input.problem.column) : -1
+      const wrong = end === -1 ? undefined : input.line.slice(input.problem.column, end)
       return {
-        rootCause: `With node16/nodenext module resolution, relative imports must name the file's extension; ${wrong} has none.`,
+        rootCause: `With node16/nodenext module resolution, relative imports must name the file's extension; ${wrong ?? "this import"} has none.`,
         fix: lineEdit(
           input,
           "replace",
           `Import ${right}.`,
-          column >= 0 ? replaceAt(input.line, column + 1, wrong.length, right) : undefined
+          wrong === undefined ? undefined : replaceAt(input.line, input.problem.column + 1, wrong.length, right)
         ),
         confidence: "high"
       }
