@@ -10,6 +10,7 @@ import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { skeleton } from "../capabilities/fe/skeleton.ts"
+import { extract, loadParser } from "../capabilities/fe/skeleton/extract.ts"
 import { estimateTokens } from "../capabilities/fe/skeleton/render.ts"
 import { layer as stateLayer } from "../capabilities/fe/state.ts"
 import * as Capability from "../src/Capability.ts"
@@ -300,6 +301,21 @@ describe("fe_skeleton", () => {
       assert.deepStrictEqual(
         result.parseErrors.map((e: { file: string }) => e.file),
         ["src/Broken.vue"]
+      )
+    })
+  )
+
+  it.effect("a destructuring export lists the names it binds, not its keys or defaults", () =>
+    Effect.gen(function* () {
+      const parse = yield* loadParser
+      const skeleton = extract(
+        parse,
+        "src/config.ts",
+        "declare const obj: any\nexport const { a: x, b = fallback, ...rest } = obj\nexport const [first, , third] = [1, 2, 3]\n"
+      )
+      assert.deepStrictEqual(
+        skeleton.exports.map((e) => e.name),
+        ["x", "b", "rest", "first", "third"]
       )
     })
   )

@@ -358,6 +358,7 @@ export const makeVerify = (settings: FeSettingsShape): Tool.Handled<CommandRunne
       const commands: Array<string> = []
       const runIds: Array<string> = []
       let durationMs = 0
+      let cut = false
       for (const project of projects) {
         const {
           command,
@@ -374,13 +375,23 @@ export const makeVerify = (settings: FeSettingsShape): Tool.Handled<CommandRunne
           return unreadable("typecheck", tool, commands.join(" && "), result, "reporting any diagnostic")
         }
         problems.push(...found)
+        if (result.stdoutTruncated) cut = true
       }
       // Errors about the configuration (no file) always show; a directory in files matches what is under it.
       const shown =
         ctx.files.length === 0
           ? problems
           : problems.filter((p) => p.file === "" || ctx.files.some((f) => p.file === f || p.file.startsWith(`${f}/`)))
-      return finished("typecheck", tool, commands.join(" && "), durationMs, shown, runIds)
+      const outcome = finished("typecheck", tool, commands.join(" && "), durationMs, shown, runIds)
+      return cut
+        ? {
+            ...outcome,
+            result: {
+              ...outcome.result,
+              detail: `${outcome.result.detail} tsc printed more than the server keeps (fe.maxOutputBytes): there are more errors than these.`
+            }
+          }
+        : outcome
     })
 
   const lint = (ctx: StepContext) =>

@@ -224,6 +224,25 @@ const variableKind = (name: string, declarator: Node, jsxFile: boolean): ExportK
   return fn === undefined ? (isHook(name) ? "hook" : "const") : functionKind(name, fn, jsxFile)
 }
 
+/** The names a destructuring pattern binds: `{ a: x, b = 1, ...rest }` binds x, b and rest. */
+const boundNames = (pattern: Node | null | undefined): Array<string> => {
+  if (pattern === null || pattern === undefined) return []
+  switch (pattern.type) {
+    case "Identifier":
+      return [pattern.name]
+    case "ObjectPattern":
+      return pattern.properties.flatMap((p: Node) => boundNames(p.type === "RestElement" ? p.argument : p.value))
+    case "ArrayPattern":
+      return pattern.elements.flatMap((e: Node | null) => boundNames(e))
+    case "AssignmentPattern":
+      return boundNames(pattern.left)
+    case "RestElement":
+      return boundNames(pattern.argument)
+    default:
+      return []
+  }
+}
+
 /** The exports one declaration makes (a `const a = 1, b = 2` makes two). */
 const exportsOf = (source: string, node: Node, jsxFile: boolean, asName?: string): Array<ExportEntry> => {
   switch (node.type) {
@@ -253,11 +272,7 @@ const exportsOf = (source: string, node: Node, jsxFile: boolean, asName?: string
               }
             ]
           : // Destructuring: every bound name, without a signature.
-            (source.slice(declarator.id.start, declarator.id.end).match(/[A-Za-z_$][\w$]*/g) ?? []).map((name) => ({
-              name,
-              kind: "const" as const,
-              signature: ""
-            }))
+            boundNames(declarator.id).map((name) => ({ name, kind: "const" as const, signature: "" }))
       )
     case "TSModuleDeclaration":
       return [{ name: asName ?? source.slice(node.id.start, node.id.end), kind: "type", signature: "namespace" }]

@@ -30,7 +30,9 @@ export const relativePath = (file: string, roots: ReadonlyArray<string>): string
   if (!NodePath.isAbsolute(slashed)) return NodePath.posix.normalize(slashed).replace(/^\.\//, "")
   for (const root of roots) {
     const relative = NodePath.relative(root, slashed)
-    if (!relative.startsWith("..") && !NodePath.isAbsolute(relative)) return relative.split(NodePath.sep).join("/")
+    if (relative !== ".." && !relative.startsWith(`..${NodePath.sep}`) && !NodePath.isAbsolute(relative)) {
+      return relative.split(NodePath.sep).join("/")
+    }
   }
   return slashed
 }
@@ -125,9 +127,12 @@ export const findJson = (output: string): unknown => {
   const whole = attempt(output)
   if (whole !== undefined) return whole
   const lines = output.split("\n")
-  for (let i = 0; i < lines.length; i++) {
+  // A few candidate starts at most: a pretty-printed report has many lines that open an object.
+  let attempts = 0
+  for (let i = 0; i < lines.length && attempts < 5; i++) {
     const first = lines[i]!.trimStart()[0]
     if (first === "{" || first === "[") {
+      attempts++
       const parsed = attempt(lines.slice(i).join("\n"))
       if (parsed !== undefined) return parsed
       // A report on one line followed by other output.
