@@ -11,8 +11,8 @@ import type { ProblemInput } from "../problem.ts"
 import type { ProjectInfo } from "../project.ts"
 import { parseTsc, relativePath } from "../verify/parse.ts"
 import { lintRules } from "./lint.ts"
-import type { Diagnosis, Rule, RuleInput } from "./model.ts"
-import { excerpt, quotedNames } from "./source.ts"
+import type { Diagnosis, Neighbours, Rule, RuleInput } from "./model.ts"
+import { excerpt, importSpecifier, quotedNames, unquote } from "./source.ts"
 import { testRules } from "./tests.ts"
 import { typescriptRules } from "./typescript.ts"
 
@@ -63,7 +63,11 @@ const nextStep = (problem: ProblemInput): string =>
 export const diagnosisOf = (
   problem: ProblemInput,
   lines: ReadonlyArray<string> | undefined,
-  options: { readonly related: ReadonlyMap<string, ReadonlyArray<string>>; readonly project: ProjectInfo | undefined }
+  options: {
+    readonly related: ReadonlyMap<string, ReadonlyArray<string>>
+    readonly project: ProjectInfo | undefined
+    readonly neighbours?: Neighbours | undefined
+  }
 ): Diagnosis => {
   const project: ProjectInfo = options.project ?? {
     name: null,
@@ -82,7 +86,8 @@ export const diagnosisOf = (
     line: lines?.[problem.line - 1] ?? "",
     quoted: quotedNames(problem.message),
     project,
-    related: options.related
+    related: options.related,
+    neighbours: options.neighbours
   }
   const rule = ruleFor(problem)
   const context = excerpt(lines, problem.line)
@@ -147,31 +152,78 @@ const readLines = (path: string) =>
 
 const extensions = ["", ".ts", ".tsx", ".js", ".jsx", ".mts", ".mjs", "/index.ts", "/index.tsx", "/index.js"]
 
-/** The relative modules a test file imports, read (for the test rules). */
+const directoryOf = (file: string): string => (file.includes("/") ? file.slice(0, file.lastIndexOf("/")) : "")
+
+/** A relative specifier as a path from the root (undefined when it leaves the root). */
+const targetOf = (file: string, specifier: string): string | undefined => {
+  const dir = directoryOf(file)
+  const target = relativePath(dir === "" ? specifier : `${dir}/${specifier}`, [])
+  return target.startsWith("..") || target.startsWith("/") ? undefined : target
+}
+
+/** The file a relative specifier names, read: the path as written, with an extension, as an index, or with .js written for .ts. */
+const readModule = (file: string, specifier: string) =>
+  Effect.gen(function* () {
+    const base = targetOf(file, specifier)
+    if (base === undefined) return undefined
+    const stem = base.replace(/\.(?:js|jsx|mjs|cjs)$/, "")
+    const candidates = [
+      ...extensions.map((extension) => `${base}${extension}`),
+      ...(stem !== base ? [".ts", ".tsx", ".mts", ".cts"].map((extension) => `${stem}${extension}`) : [])
+    ]
+    for (const candidate of candidates) {
+      const read = yield* readLines(candidate)
+      if (read !== undefined) return [candidate, read] as const
+    }
+    return undefined
+  })
+
+/** The relative modules a test file imports (or requires), read (for the test rules). */
 const importedModules = (file: string, lines: ReadonlyArray<string> | undefined) =>
   Effect.gen(function* () {
     const related = new Map<string, ReadonlyArray<string>>()
     if (lines === undefined) return related
-    const dir = file.includes("/") ? file.slice(0, file.lastIndexOf("/")) : ""
     for (const line of lines) {
-      const trimmed = line.trim()
-      if (!trimmed.startsWith("import ")) continue
-      const from = trimmed.lastIndexOf(" from ")
-      if (from === -1) continue
-      const specifier = trimmed.slice(from + 6).replace(/[;'"\s]/g, "")
-      if (!specifier.startsWith(".")) continue
-      const base = relativePath(dir === "" ? specifier : `${dir}/${specifier}`, [])
-      for (const extension of extensions) {
-        const candidate = `${base}${extension}`
-        const read = yield* readLines(candidate)
-        if (read !== undefined) {
-          related.set(candidate, read)
-          break
-        }
-      }
+      const specifier = importSpecifier(line)
+      if (specifier === undefined || !specifier.startsWith(".")) continue
+      const found = yield* readModule(file, specifier)
+      if (found !== undefined) related.set(found[0], found[1])
       if (related.size >= 8) break
     }
     return related
+  })
+
+// The codes whose message quotes, first, a module the file imports (TypeScript quotes it as '"./lib"').
+const importCodes = new Set(["TS2305", "TS2459", "TS2460", "TS2614", "TS2724", "TS1192", "TS2306"])
+
+/** For an import problem: the module imported, read (when relative), or the directory a missing one points into. */
+const importContext = (problem: ProblemInput, lines: ReadonlyArray<string> | undefined) =>
+  Effect.gen(function* () {
+    const related = new Map<string, ReadonlyArray<string>>()
+    const code = problem.code.toUpperCase()
+    const quoted = unquote(quotedNames(problem.message)[0] ?? "")
+    // Some messages name the module by its absolute path (TS1192, TS2306): the import line says how it is written.
+    const specifier =
+      quoted.startsWith("/") || /^[A-Za-z]:[\\/]/.test(quoted)
+        ? (importSpecifier(lines?.[problem.line - 1] ?? "") ?? "")
+        : quoted
+    if (problem.kind !== "type" || !specifier.startsWith(".")) return { related, neighbours: undefined }
+    if (importCodes.has(code)) {
+      const found = yield* readModule(problem.file, specifier)
+      if (found !== undefined) related.set(found[0], found[1])
+      return { related, neighbours: undefined }
+    }
+    if (code !== "TS2307") return { related, neighbours: undefined }
+    const target = targetOf(problem.file, specifier)
+    if (target === undefined) return { related, neighbours: undefined }
+    const directory = directoryOf(target)
+    const workspace = yield* Workspace
+    const listed = yield* workspace.list(directory, { limit: 1000 }).pipe(Effect.option)
+    const neighbours: Neighbours = {
+      directory,
+      names: listed._tag === "Some" ? listed.value.entries.map((entry) => entry.name) : undefined
+    }
+    return { related, neighbours }
   })
 
 /**
@@ -198,8 +250,11 @@ export const diagnose = (
 ): Effect.Effect<Diagnosis, never, Workspace> =>
   Effect.gen(function* () {
     const lines = yield* readLines(problem.file)
-    const related = problem.kind === "test" ? yield* importedModules(problem.file, lines) : new Map()
-    return diagnosisOf(problem, lines, { related, project })
+    if (problem.kind === "test") {
+      return diagnosisOf(problem, lines, { related: yield* importedModules(problem.file, lines), project })
+    }
+    const { neighbours, related } = yield* importContext(problem, lines)
+    return diagnosisOf(problem, lines, { related, project, neighbours })
   })
 
 // `src/a.ts:3:5 - error TS2322: …` (tsc --pretty)

@@ -5,7 +5,15 @@
  * @since 0.1.0
  */
 import type { FixStep, Rule, RuleAnswer, RuleInput } from "./model.ts"
-import { bracketed, findWord, identifierAt, isWholeStatement, removeImportName, replaceAt } from "./source.ts"
+import {
+  bracketed,
+  dependencyArray,
+  findWord,
+  identifierAt,
+  isWholeStatement,
+  removeImportName,
+  replaceAt
+} from "./source.ts"
 
 const step = (input: RuleInput, fields: Omit<FixStep, "file" | "line"> & { line?: number }): FixStep => ({
   file: input.problem.file,
@@ -151,10 +159,12 @@ const explicitAny = (input: RuleInput): RuleAnswer => {
 }
 
 const preferConst = (input: RuleInput): RuleAnswer => {
-  const name = input.quoted[0] ?? identifierAt(input.line, input.problem.column)
+  const column = findWord(input.line, "let")
+  // ESLint quotes the name; Biome points at the let and names nothing.
+  const declared = column > 0 ? identifierAt(input.line.slice(column + 2).trimStart(), 1) : ""
+  const name = input.quoted[0] ?? (declared !== "" ? declared : identifierAt(input.line, input.problem.column))
   // A destructuring let may hold other names that are reassigned: then only a split declaration is right.
   const destructuring = /\blet\s*[{[]/.test(input.line)
-  const column = destructuring ? 0 : findWord(input.line, "let")
   return {
     rootCause: `${name} is declared with let at ${at(input)} but never reassigned.`,
     fix: lineEdit(
@@ -163,10 +173,70 @@ const preferConst = (input: RuleInput): RuleAnswer => {
       destructuring
         ? `Declare ${name} with const: if the other names of this destructuring are reassigned, split it into a const and a let declaration.`
         : `Declare ${name} with const.`,
-      column > 0 ? replaceAt(input.line, column, 3, "const") : undefined
+      column > 0 && !destructuring ? replaceAt(input.line, column, 3, "const") : undefined
     ),
     confidence: "high"
   }
+}
+
+/** The name a Biome message ends with: "…its dependency on count." → count. */
+const lastWord = (message: string, after: string): string | undefined => {
+  const start = message.indexOf(after)
+  if (start === -1) return undefined
+  const name = message
+    .slice(start + after.length)
+    .trim()
+    .replace(/\.$/, "")
+  return name === "" || name.includes(" ") ? undefined : name
+}
+
+// Biome reports at the hook call, one diagnostic per dependency: "This hook does not specify its dependency on count."
+// or "This hook specifies more dependencies than necessary: count."
+const biomeDependencies = (input: RuleInput): RuleAnswer => {
+  const message = input.problem.message
+  const missing = lastWord(message, "its dependency on")
+  const extra = lastWord(message, "more dependencies than necessary:")
+  const hook = identifierAt(input.line, input.problem.column) || "The hook"
+  const array = dependencyArray(input.lines, input.problem.line, input.problem.column)
+  const name = missing ?? extra
+  if (array === undefined || name === undefined) {
+    return {
+      rootCause: `${hook} at ${at(input)}: ${message} Its dependency array must list exactly the values its callback reads, else the callback sees stale values or re-runs for nothing.`,
+      fix: [
+        step(input, {
+          operation: "replace",
+          description: "Add the values Biome names to the dependency array, or remove the ones it says are unnecessary."
+        })
+      ],
+      confidence: "medium"
+    }
+  }
+  const items = missing !== undefined ? [...array.items, name] : array.items.filter((item) => item !== name)
+  const after = `${array.text.slice(0, array.open)}[${items.join(", ")}]${array.text.slice(array.close + 1)}`
+  return {
+    rootCause:
+      missing !== undefined
+        ? `${hook}'s callback (${at(input)}) reads ${name}, but its dependency array [${array.items.join(", ")}] on line ${array.line} does not list it: when ${name} changes, the callback keeps the old value.`
+        : `${hook}'s dependency array [${array.items.join(", ")}] on line ${array.line} lists ${name}, which its callback does not read: the hook re-runs for nothing when ${name} changes.`,
+    fix: [
+      step(input, {
+        operation: "replace",
+        line: array.line,
+        description:
+          missing !== undefined ? `Add ${name} to the dependency array.` : `Remove ${name} from the dependency array.`,
+        before: array.text,
+        after
+      })
+    ],
+    confidence: "high"
+  }
+}
+
+/** A line that is one console call and nothing else: `console.log(x)`, `console.log(x);`. */
+const isConsoleStatement = (line: string): boolean => {
+  const trimmed = line.trim().replace(/;$/, "")
+  const open = trimmed.indexOf("(")
+  return trimmed.startsWith("console.") && open !== -1 && bracketed(trimmed, open)?.end === trimmed.length - 1
 }
 
 const simple =
@@ -205,11 +275,17 @@ const eqeqeq: Rule = {
 
 const noConsole: Rule = {
   title: "console call left in the code",
-  diagnose: simple(
-    (i) => `A console call at ${at(i)}: debugging output the lint configuration forbids in this code.`,
-    () => "Remove it, or use the project's logger (or console.warn/console.error if the configuration allows them).",
-    "delete"
-  )
+  diagnose: (input) => ({
+    rootCause: `A console call at ${at(input)}: debugging output the lint configuration forbids in this code.`,
+    fix: [
+      step(input, {
+        operation: "delete",
+        description: `Remove it${isConsoleStatement(input.line) ? ` (line ${input.problem.line} is only this call)` : ""}, or use the project's logger (or console.warn/console.error if the configuration allows them).`,
+        ...(isConsoleStatement(input.line) ? { before: input.line } : {})
+      })
+    ],
+    confidence: "high"
+  })
 }
 
 const nonNullAssertion: Rule = {
@@ -332,16 +408,7 @@ const rules: Record<string, Rule> = {
   // Biome's categories for the same problems.
   "lint/correctness/useExhaustiveDependencies": {
     title: "Hook dependency array is incomplete",
-    diagnose: (input) => ({
-      rootCause: `The hook at ${at(input)} uses values its dependency array does not list (${input.problem.message}), so its callback can see stale values.`,
-      fix: [
-        step(input, {
-          operation: "replace",
-          description: "Add the values Biome names to the dependency array, or remove the ones it says are unnecessary."
-        })
-      ],
-      confidence: "medium"
-    })
+    diagnose: biomeDependencies
   },
   "lint/correctness/noUnusedVariables": { title: "Unused variable", diagnose: unusedVariable },
   "lint/correctness/noUnusedImports": {

@@ -112,8 +112,37 @@ export interface RuleInput {
   /** The names the message quotes, in order ('x', "y" and `z`). */
   readonly quoted: ReadonlyArray<string>
   readonly project: ProjectInfo
-  /** Other files the rule may look into (for a failing test: the modules its file imports), by path. */
+  /**
+   * Other files the rule may look into, by path: for a failing test, the
+   * modules its file imports; for an import problem, the module imported.
+   */
   readonly related: ReadonlyMap<string, ReadonlyArray<string>>
+  /**
+   * For a relative import that does not resolve: the directory it points
+   * into and the names in it (undefined when the directory cannot be listed).
+   */
+  readonly neighbours: Neighbours | undefined
+}
+
+/**
+ * The directory a relative import points into, and what is in it.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import type { Neighbours } from "./capabilities/fe/diagnosis/model.ts"
+ *
+ * const neighbours: Neighbours = { directory: "src/utils", names: ["format.ts", "math.ts"] }
+ * ```
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface Neighbours {
+  /** Relative to the workspace root ("" for the root). */
+  readonly directory: string
+  /** The entries' names (directories too); undefined when the directory does not exist or cannot be listed. */
+  readonly names: ReadonlyArray<string> | undefined
 }
 
 /**

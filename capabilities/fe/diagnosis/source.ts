@@ -303,6 +303,315 @@ export const unquote = (name: string): string =>
   name.length >= 2 && name.startsWith('"') && name.endsWith('"') ? name.slice(1, -1) : name
 
 /**
+ * The identifier chain at a 1-based column (`user.profile.name`, optional
+ * chaining included), or "".
+ *
+ * **Example**
+ *
+ * ```ts
+ * import { expressionAt } from "./capabilities/fe/diagnosis/source.ts"
+ *
+ * expressionAt("  return shout(user.id)", 16) // => "user.id"
+ * ```
+ *
+ * @category source
+ * @since 0.1.0
+ */
+export const expressionAt = (line: string, column: number): string => {
+  const rest = line.slice(Math.max(0, column - 1))
+  let length = 0
+  while (length < rest.length) {
+    const char = rest[length]!
+    if (isIdentifierChar(char)) length++
+    else if (char === "." && isIdentifierChar(rest[length + 1])) length++
+    else if (char === "?" && rest[length + 1] === "." && isIdentifierChar(rest[length + 2])) length += 2
+    else break
+  }
+  return rest.slice(0, length)
+}
+
+/**
+ * The edit distance between two names (insertions, deletions,
+ * substitutions and swaps of neighbouring characters each count one).
+ *
+ * **Example**
+ *
+ * ```ts
+ * import { editDistance } from "./capabilities/fe/diagnosis/source.ts"
+ *
+ * editDistance("lbi", "lib") // => 1
+ * editDistance("Button", "button") // => 1
+ * ```
+ *
+ * @category source
+ * @since 0.1.0
+ */
+export const editDistance = (a: string, b: string): number => {
+  const rows: Array<Array<number>> = []
+  for (let i = 0; i <= a.length; i++) {
+    rows.push([i])
+    for (let j = 1; j <= b.length; j++) rows[i]![j] = i === 0 ? j : 0
+  }
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1
+      let best = Math.min(rows[i - 1]![j]! + 1, rows[i]![j - 1]! + 1, rows[i - 1]![j - 1]! + cost)
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
+        best = Math.min(best, rows[i - 2]![j - 2]! + 1)
+      rows[i]![j] = best
+    }
+  }
+  return rows[a.length]![b.length]!
+}
+
+/** The characters of a line outside string literals and a trailing // comment. */
+const codeOf = (line: string): string => {
+  let out = ""
+  let i = 0
+  while (i < line.length) {
+    const char = line[i]!
+    if (char === "/" && line[i + 1] === "/") break
+    if (char === "'" || char === '"' || char === "`") {
+      const end = line.indexOf(char, i + 1)
+      if (end === -1) break
+      out += char + char
+      i = end + 1
+      continue
+    }
+    out += char
+    i++
+  }
+  return out
+}
+
+const blockKeywords = new Set(["if", "else", "for", "while", "do", "switch", "try", "catch", "finally", "return"])
+
+/** Whether a line that opens a block starts a function: `function`, an arrow, or a method `name(…) {`. */
+const opensFunction = (line: string): boolean => {
+  const code = codeOf(line)
+  if (findWord(code, "function") > 0 || code.includes("=>")) return true
+  const trimmed = code.trim()
+  const first = identifierAt(trimmed.replace(/^(?:(?:public|private|protected|static|async|get|set)\s+)+/, ""), 1)
+  const afterName = trimmed.slice(trimmed.indexOf(first) + first.length).trimStart()
+  return first !== "" && !blockKeywords.has(first) && afterName.startsWith("(") && trimmed.endsWith("{")
+}
+
+/**
+ * The function that contains a 1-based line: the nearest line above it
+ * that opens a block still open at that line (counting braces outside
+ * strings) and starts a function (`function`, `=>`, or a method). Its
+ * 1-based number, or 0 (top level, or braces this count cannot follow).
+ *
+ * **Example**
+ *
+ * ```ts
+ * import { enclosingFunctionLine } from "./capabilities/fe/diagnosis/source.ts"
+ *
+ * enclosingFunctionLine(["export function run() {", "  if (ok) {", "    await load()", "  }", "}"], 3) // => 1
+ * ```
+ *
+ * @category source
+ * @since 0.1.0
+ */
+export const enclosingFunctionLine = (lines: ReadonlyArray<string> | undefined, line: number): number => {
+  if (lines === undefined) return 0
+  let depth = 0
+  for (let n = line; n >= 1; n--) {
+    const code = codeOf(lines[n - 1] ?? "")
+    // On the problem's own line only what comes before matters; a one-line function is its own opener.
+    for (let i = code.length - 1; i >= 0; i--) {
+      if (code[i] === "}") depth++
+      else if (code[i] === "{") depth--
+    }
+    if (depth < 0) {
+      if (opensFunction(lines[n - 1]!)) return n
+      depth = 0
+    }
+  }
+  return 0
+}
+
+/**
+ * The 0-based index of the bracket that opens the one closing at `close`,
+ * scanning backwards (strings not skipped), or -1.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import { openingBracket } from "./capabilities/fe/diagnosis/source.ts"
+ *
+ * openingBracket("const f = (a, b) => a", 15) // => 10
+ * ```
+ *
+ * @category source
+ * @since 0.1.0
+ */
+export const openingBracket = (text: string, close: number): number => {
+  const pairs: Record<string, string> = { ")": "(", "]": "[", "}": "{" }
+  const stack: Array<string> = []
+  for (let i = close; i >= 0; i--) {
+    const char = text[i]!
+    if (pairs[char] !== undefined) stack.push(pairs[char]!)
+    else if (char === stack[stack.length - 1]) {
+      stack.pop()
+      if (stack.length === 0) return i
+    }
+  }
+  return -1
+}
+
+/**
+ * The dependency array of the hook call that starts on a 1-based line (at
+ * or after a column): the line it is on, that line, and the 0-based bounds
+ * of its brackets in the line; undefined when the call has none, or it
+ * spans lines.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import { dependencyArray } from "./capabilities/fe/diagnosis/source.ts"
+ *
+ * dependencyArray(["  useEffect(() => {", "    go(a, b)", "  }, [a])"], 1, 3)
+ * // => { line: 3, text: "  }, [a])", open: 5, close: 7, items: ["a"] }
+ * ```
+ *
+ * @category source
+ * @since 0.1.0
+ */
+export const dependencyArray = (
+  lines: ReadonlyArray<string> | undefined,
+  line: number,
+  column: number
+):
+  | {
+      readonly line: number
+      readonly text: string
+      readonly open: number
+      readonly close: number
+      readonly items: ReadonlyArray<string>
+    }
+  | undefined => {
+  if (lines === undefined || line < 1) return undefined
+  const chunk = lines.slice(line - 1, line + 199)
+  const text = chunk.join("\n")
+  const open = text.indexOf("(", Math.max(0, column - 1))
+  if (open === -1) return undefined
+  const call = bracketed(text, open)
+  if (call === undefined) return undefined
+  // The last top-level argument, when it is an array literal.
+  let depth = 0
+  let lastArgument = open + 1
+  for (let i = open + 1; i < call.end; i++) {
+    const char = text[i]!
+    if (char === "'" || char === '"' || char === "`") {
+      const end = text.indexOf(char, i + 1)
+      if (end === -1) return undefined
+      i = end
+    } else if (char === "(" || char === "[" || char === "{") depth++
+    else if (char === ")" || char === "]" || char === "}") depth--
+    else if (char === "," && depth === 0) lastArgument = i + 1
+  }
+  const start = text.slice(lastArgument, call.end).search(/\S/)
+  const arrayOpen = start === -1 ? -1 : lastArgument + start
+  if (arrayOpen === -1 || text[arrayOpen] !== "[") return undefined
+  const array = bracketed(text, arrayOpen)
+  if (array === undefined || array.inner.includes("\n")) return undefined
+  const before = text.slice(0, arrayOpen)
+  const offset = line - 1 + before.split("\n").length - 1
+  const lineStart = before.lastIndexOf("\n") + 1
+  return {
+    line: offset + 1,
+    text: lines[offset]!,
+    open: arrayOpen - lineStart,
+    close: array.end - lineStart,
+    items: array.inner
+      .split(",")
+      .map((item) => item.trim())
+      .filter((item) => item !== "")
+  }
+}
+
+/**
+ * The object of the member access at a 1-based column: the expression
+ * starting there (names, calls, indexing, `.member`s) without its last
+ * member access — `find()` in `find().id`, `items[0]` in `items[0].name`.
+ * "" when the expression has no member access to drop.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import { objectAt } from "./capabilities/fe/diagnosis/source.ts"
+ *
+ * objectAt("export const id = find().id", 19) // => "find()"
+ * objectAt("  return items[0].name.trim()", 10) // => "items[0].name"
+ * ```
+ *
+ * @category source
+ * @since 0.1.0
+ */
+export const objectAt = (line: string, column: number): string => {
+  const start = column - 1
+  const parts: Array<{ readonly start: number; readonly kind: "name" | "member" | "call" }> = []
+  let i = start
+  while (i < line.length) {
+    const char = line[i]!
+    if (parts.length === 0 && isIdentifierChar(char)) {
+      parts.push({ start: i, kind: "name" })
+      while (isIdentifierChar(line[i])) i++
+    } else if (parts.length > 0 && (char === "(" || char === "[")) {
+      const group = bracketed(line, i)
+      if (group === undefined) break
+      parts.push({ start: i, kind: "call" })
+      i = group.end + 1
+    } else if (parts.length > 0 && (char === "." || (char === "?" && line[i + 1] === "."))) {
+      const name = char === "." ? i + 1 : i + 2
+      if (!isIdentifierChar(line[name])) break
+      parts.push({ start: i, kind: "member" })
+      i = name
+      while (isIdentifierChar(line[i])) i++
+    } else break
+  }
+  // The last member access, followed only by calls (a method call is dropped with its arguments).
+  let last = parts.length - 1
+  while (last > 0 && parts[last]!.kind === "call") last--
+  return last > 0 && parts[last]!.kind === "member" ? line.slice(start, parts[last]!.start) : ""
+}
+
+/**
+ * The module an import line (`import … from './x'`, `export … from './x'`,
+ * `import './x'`) or a `require('./x')` names, or undefined.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import { importSpecifier } from "./capabilities/fe/diagnosis/source.ts"
+ *
+ * importSpecifier("import { a } from './lib'") // => "./lib"
+ * importSpecifier("const { b } = require('./cart')") // => "./cart"
+ * ```
+ *
+ * @category source
+ * @since 0.1.0
+ */
+export const importSpecifier = (line: string): string | undefined => {
+  const trimmed = line.trim()
+  const from = trimmed.lastIndexOf(" from ")
+  const call = trimmed.indexOf("require(")
+  const start =
+    (trimmed.startsWith("import ") || trimmed.startsWith("export ")) && from !== -1
+      ? from + " from ".length
+      : trimmed.startsWith("import ")
+        ? "import ".length
+        : call !== -1
+          ? call + "require(".length
+          : -1
+  const quote = start === -1 ? undefined : trimmed[start]
+  if (quote !== "'" && quote !== '"') return undefined
+  const end = trimmed.indexOf(quote, start + 1)
+  return end === -1 ? undefined : trimmed.slice(start + 1, end)
+}
+
+/**
  * An import line without one of its names: `import { a, b } from 'm'` →
  * `import { a } from 'm'`, `import R, { a } from 'm'` without `R` →
  * `import { a } from 'm'`; `""` when it was the only name (the line goes);

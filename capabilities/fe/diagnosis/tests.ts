@@ -6,7 +6,7 @@
  * @since 0.1.0
  */
 import type { FixStep, Rule, RuleAnswer, RuleInput } from "./model.ts"
-import { bracketed, declarationLine, findLine, identifierAt } from "./source.ts"
+import { bracketed, declarationLine, findLine, findWord, identifierAt } from "./source.ts"
 
 const at = (input: RuleInput) => `${input.problem.file}:${input.problem.line}`
 
@@ -25,8 +25,18 @@ const subjectOf = (line: string): { readonly call: string; readonly name: string
   if (start === -1) return undefined
   const group = bracketed(line, start + "expect".length)
   if (group === undefined) return undefined
-  const name = identifierAt(group.inner.trim(), 1)
-  return name === "" ? undefined : { call: group.inner.trim(), name }
+  let call = group.inner.trim()
+  // expect(() => parse('x')).toThrow(): the function under test is the one the arrow calls.
+  const arrow = call.indexOf("=>")
+  if (
+    arrow !== -1 &&
+    (call.startsWith("(") || identifierAt(call, 1).length === arrow - 1 || call.startsWith("async"))
+  ) {
+    call = call.slice(arrow + 2).trim()
+    if (call.startsWith("{")) return undefined
+  }
+  const name = identifierAt(call, 1)
+  return name === "" || name === "await" || name === "new" ? undefined : { call, name }
 }
 
 /** Where the function under test is declared, among the modules the test file imports. */
@@ -87,6 +97,22 @@ const comparisonHint = (expected: string, actual: string): string => {
   return ""
 }
 
+/**
+ * The changed lines of a Jest/Vitest diff ("- Expected  - 1 / + Received  + 0", then the values with - and +
+ * lines), joined: `-   3,` for an element the result lacks. "" when the message has no diff.
+ */
+const diffLines = (message: string): string => {
+  const lines = message.split("\n")
+  const header = lines.findIndex((line) => /^\+ Received/.test(line.trim()))
+  if (header === -1) return ""
+  return lines
+    .slice(header + 1)
+    .filter((line) => /^[-+] /.test(line) || /^[-+]\s{2,}/.test(line))
+    .slice(0, 8)
+    .map((line) => line.trim().replace(/\s+/g, " "))
+    .join("; ")
+}
+
 const assertionFailure = (input: RuleInput): RuleAnswer => {
   const test = input.problem.test
   const name = test?.name ?? "the test"
@@ -94,10 +120,13 @@ const assertionFailure = (input: RuleInput): RuleAnswer => {
   const actual = test?.actual
   const subject = subjectOf(input.line)
   const declared = subject === undefined ? undefined : declarationOf(input, subject.name)
+  const diff = diffLines(input.problem.message)
   const compared =
     expected !== undefined && actual !== undefined
       ? `expected ${expected} but got ${actual}`
-      : input.problem.message.split("\n")[0]
+      : diff !== ""
+        ? `the values differ (- expected, + received: ${diff})`
+        : input.problem.message.split("\n")[0]
   const hint = expected !== undefined && actual !== undefined ? comparisonHint(expected, actual) : ""
   return {
     title: "Failing assertion",
@@ -146,18 +175,95 @@ const timedOut = (input: RuleInput): RuleAnswer => ({
   confidence: "medium"
 })
 
-const notCalled = (input: RuleInput): RuleAnswer => ({
-  title: "Mock not called as expected",
-  rootCause: `At ${at(input)} a spy or mock was not called (or not with the expected arguments): the code path that should call it did not run, or the mock is not the function the code uses.`,
-  fix: [
-    step(input, {
-      operation: "investigate",
-      description:
-        "Check that the code under test receives the mock (injected, or the module mocked with vi.mock/jest.mock before the import), and that the action that triggers the call is awaited."
-    })
-  ],
-  confidence: "medium"
-})
+/** The call, above the assertion, that hands the mock to the code under test: `notify(callback)` → notify. */
+const receiverOf = (input: RuleInput, mock: string): { readonly call: string; readonly name: string } | undefined => {
+  for (let n = input.problem.line - 1; n >= Math.max(1, input.problem.line - 30); n--) {
+    const line = input.lines?.[n - 1] ?? ""
+    const trimmed = line.trim()
+    if (findWord(line, mock) === 0 || trimmed.includes("expect(") || /^(const|let|var)\s/.test(trimmed)) continue
+    const name = identifierAt(trimmed.replace(/^(?:await|return|void)\s+/, ""), 1)
+    const open = trimmed.indexOf("(")
+    if (name !== "" && name !== mock && open !== -1) return { call: trimmed.replace(/;$/, ""), name }
+    if (/^(it|test|describe)\(/.test(trimmed)) break
+  }
+  return undefined
+}
+
+const notCalled = (input: RuleInput): RuleAnswer => {
+  const message = input.problem.message
+  const withArguments = /called with|toHaveBeenCalledWith|toHaveBeenLastCalledWith|toHaveBeenNthCalledWith/.test(
+    message
+  )
+  const subject = subjectOf(input.line)
+  const mock = subject?.call !== undefined && identifierAt(subject.call, 1) === subject.call ? subject.call : undefined
+  const receiver = mock === undefined ? undefined : receiverOf(input, mock)
+  const declared = receiver === undefined ? undefined : declarationOf(input, receiver.name)
+  return {
+    title: withArguments ? "Mock called with other arguments" : "Mock not called as expected",
+    rootCause:
+      (withArguments
+        ? `At ${at(input)} the mock${mock === undefined ? "" : ` ${mock}`} was called, but not with the arguments the test expects (the message shows the calls it received)`
+        : `At ${at(input)} the mock${mock === undefined ? "" : ` ${mock}`} was not called (or not as often as expected)`) +
+      (receiver !== undefined
+        ? `: it is passed to ${receiver.name} in ${receiver.call}${declared !== undefined ? ` (${declared.file}:${declared.line})` : ""}, which ${withArguments ? "calls it differently" : "does not call it"}.`
+        : withArguments
+          ? "."
+          : ": the code path that should call it did not run, or the mock is not the function the code uses."),
+    fix: [
+      ...(declared !== undefined && receiver !== undefined
+        ? [
+            step(input, {
+              operation: "update_test_or_code",
+              file: declared.file,
+              line: declared.line,
+              description: `Make ${receiver.name} call the function it is given${withArguments ? " with the expected arguments" : ""}, if the test states the intended behaviour. It reads:\n${bodyOf(input, declared)}`
+            })
+          ]
+        : []),
+      step(input, {
+        operation: declared !== undefined ? "update_test_or_code" : "investigate",
+        description:
+          declared !== undefined
+            ? `Or, if ${receiver!.name} is right, change the expectation on line ${input.problem.line}.`
+            : "Check that the code under test receives the mock (injected, or the module mocked with vi.mock/jest.mock before the import), and that the action that triggers the call is awaited."
+      })
+    ],
+    confidence: declared !== undefined ? "high" : "medium"
+  }
+}
+
+const notThrown = (input: RuleInput): RuleAnswer => {
+  const message = input.problem.message
+  // Vitest: "expected [Function] to throw error including 'bang' but got 'boom'"; Jest: "Received message: …".
+  const other = / but got |Received message:|Received value:/.test(message)
+  const subject = subjectOf(input.line)
+  const declared = subject === undefined ? undefined : declarationOf(input, subject.name)
+  return {
+    title: other ? "A different error was thrown" : "Expected error not thrown",
+    rootCause:
+      `"${input.problem.test?.name ?? "The test"}" expects ${subject?.call ?? "the function"} to throw at ${at(input)}, but ` +
+      (other
+        ? `it threw another error than the one expected (${message.split("\n")[0]}).`
+        : "it returned normally: the code under test does not check the case the test gives it."),
+    fix: [
+      ...(declared !== undefined && subject !== undefined
+        ? [
+            step(input, {
+              operation: "update_test_or_code",
+              file: declared.file,
+              line: declared.line,
+              description: `${other ? "Throw the expected error" : "Throw an error"} from ${subject.name} (${declared.file}:${declared.line}) for this input, if the test states the intended behaviour. It reads:\n${bodyOf(input, declared)}`
+            })
+          ]
+        : []),
+      step(input, {
+        operation: "update_test_or_code",
+        description: `Or, if the code is right, change the expectation on line ${input.problem.line} (not.toThrow, or the error it does throw).`
+      })
+    ],
+    confidence: declared !== undefined ? "high" : "medium"
+  }
+}
 
 const thrown = (input: RuleInput, kind: string): RuleAnswer => ({
   title: `The test threw a ${kind}`,
@@ -208,6 +314,8 @@ export const testRules: Readonly<Record<string, Rule>> = {
       if (/snapshot/i.test(message) && /mismatch|obsolete|doesn't match|does not match/i.test(message))
         return snapshot(input)
       if (/to have been called|toHaveBeenCalled|to be called/i.test(message)) return notCalled(input)
+      if (/to not throw|\.not\.toThrow/.test(message)) return thrown(input, "error")
+      if (/to throw|\.toThrow|Received function did not throw/.test(message)) return notThrown(input)
       if (/^TypeError/.test(message)) return thrown(input, "TypeError")
       if (/^ReferenceError/.test(message)) return thrown(input, "ReferenceError")
       return assertionFailure(input)

@@ -10,15 +10,21 @@ import { installCommand } from "../project.ts"
 import type { FixStep, Rule, RuleAnswer, RuleInput } from "./model.ts"
 import {
   addNamedImport,
-  declarationLine,
-  findWord,
   bracketed,
+  declarationLine,
+  editDistance,
+  enclosingFunctionLine,
+  expressionAt,
+  findLine,
+  findWord,
   identifierAt,
   importLineOf,
-  isWholeStatement,
-  removeImportName,
+  importSpecifier,
   indentOf,
+  objectAt,
+  openingBracket,
   quoteStyle,
+  removeImportName,
   replaceAt,
   unquote
 } from "./source.ts"
@@ -216,10 +222,10 @@ const notAssignable = (input: RuleInput): RuleAnswer => {
     }
   }
   const init = initializer(input.line)
-  const convert = conversions[to]?.[from]
   // Only when tsc points at the declared name: an error inside the initializer (a property of an object literal)
   // is about a part of the value, not the whole of it.
-  if (init !== undefined && convert !== undefined && input.problem.column - 1 < init.start) {
+  const convert = init !== undefined && input.problem.column - 1 < init.start ? conversions[to]?.[from] : undefined
+  if (init !== undefined && convert !== undefined) {
     return {
       title: `A ${from} assigned where a ${to} is declared`,
       rootCause: `At ${at(input)} the declared type is ${to}, but the value ${init.text} is a ${from}.`,
@@ -276,13 +282,11 @@ const argumentType = (input: RuleInput): RuleAnswer => {
   const [from = "?", to = "?"] = input.quoted
   const argument = identifierAt(input.line, input.problem.column)
   const column = input.problem.column
-  const rest = input.line.slice(column - 1)
   // The argument expression: the identifier chain at the column (e.g. user.id).
-  let length = 0
-  while (length < rest.length && /[A-Za-z0-9_$.]/.test(rest[length]!)) length++
-  const expression = rest.slice(0, length)
+  const expression = expressionAt(input.line, column)
+  const length = expression.length
   // The chain is the whole argument only when a comma or the closing parenthesis follows it (not a call, an operator).
-  const whole = /^\s*[,)]/.test(rest.slice(length))
+  const whole = /^\s*[,)]/.test(input.line.slice(column - 1 + length))
   const convert = whole ? conversions[to]?.[from] : undefined
   return {
     title: `An argument of type ${from} where ${to} is expected`,
@@ -305,49 +309,32 @@ const argumentType = (input: RuleInput): RuleAnswer => {
   }
 }
 
-/** The object expression at a column: an identifier chain with calls and indexes, without its last property access. */
-const objectAt = (line: string, column: number): string => {
-  let i = column - 1
-  let last = -1
-  while (i < line.length) {
-    const char = line[i]!
-    if (/[A-Za-z0-9_$]/.test(char)) i++
-    else if (char === "(" || char === "[") {
-      const group = bracketed(line, i)
-      if (group === undefined) break
-      i = group.end + 1
-    } else if (char === "." || (char === "?" && line[i + 1] === ".")) {
-      last = i
-      i += char === "?" ? 2 : 1
-    } else break
-  }
-  return line.slice(column - 1, last === -1 ? i : last)
-}
-
 const possibly = (input: RuleInput, what: "null" | "undefined" | "null or undefined"): RuleAnswer => {
-  // TS18047/18048/18049 quote the value ('first'); TS2531/2532/2533 say "Object" and quote only null/undefined.
-  const namesValue = !input.problem.message.startsWith("Object is possibly")
-  const expression =
-    (namesValue ? input.quoted[0] : undefined) ?? (objectAt(input.line, input.problem.column) || "the value")
   const column = input.problem.column
-  const afterAccess = input.line.slice(column - 1 + expression.length + 1)
-  const assigned = /^[\w$]*\s*(=[^=]|\+=|-=|\*=|\/=)/.test(afterAccess)
-  const hasAccess = input.line.slice(column - 1).startsWith(`${expression}.`) && !assigned
-  const called = expression.includes("(")
+  // TS18047-9 quote the expression ('first'); TS2531-3 ("Object is possibly 'null'") quote only the type: the object
+  // is the expression at the column, up to the member access that uses it.
+  const named = input.problem.message.startsWith("Object is") ? undefined : input.quoted[0]
+  const expression = named ?? (objectAt(input.line, column) || identifierAt(input.line, column))
+  const after = input.line.slice(column - 1 + expression.length)
+  // Not on the target of an assignment: `items[0]?.count = 1` is not valid.
+  const assigned = /^\.?[\w$]*\s*(=[^=>]|\+=|-=|\*=|\/=)/.test(after)
+  const hasAccess = input.line.slice(column - 1).startsWith(expression) && /^(\.|\[|\()/.test(after) && !assigned
+  const isCall = expression.includes("(")
   const check =
     what === "null"
       ? `${expression} === null`
       : what === "undefined"
         ? `${expression} === undefined`
         : `${expression} == null`
-  const guard = `${indentOf(input.line)}if (${check}) {\n${indentOf(input.line)}  // handle the missing value: return, throw, or use a default\n${indentOf(input.line)}}`
+  const indent = indentOf(input.line)
+  const guard = `${indent}if (${check}) {\n${indent}  // handle the missing value: return, throw, or use a default\n${indent}}`
   return {
     rootCause: `${expression} at ${at(input)} can be ${what} at this point (its type includes ${what}), and the code uses it as if it could not.`,
     fix: [
-      called
+      isCall
         ? step(input, {
             operation: "add_null_check",
-            description: `Store the result of ${expression} in a constant before line ${input.problem.line}, handle its ${what} case (return early, throw, or pick a default), then use the constant.`
+            description: `Store the result of ${expression} in a constant before line ${input.problem.line}, handle the ${what} case (return early, throw, or pick a default), then use the constant.`
           })
         : step(input, {
             operation: "add_null_check",
@@ -359,7 +346,7 @@ const possibly = (input: RuleInput, what: "null" | "undefined" | "null or undefi
             input,
             "replace",
             `Or use optional chaining where the value may be missing (the expression's result then may be undefined too).`,
-            replaceAt(input.line, column, expression.length + 1, `${expression}?.`)
+            replaceAt(input.line, column + expression.length, after.startsWith(".") ? 1 : 0, "?.")
           )
         : [])
     ],
@@ -392,7 +379,7 @@ const implicitAny = (input: RuleInput): RuleAnswer => {
   }
 }
 
-const assetExtensions = /\.(svg|png|jpe?g|gif|webp|avif|ico|css|scss|sass|less|module\.css|wasm|txt|md|html?)(\?.*)?$/i
+const assetExtensions = /\.(svg|png|jpe?g|gif|webp|avif|ico|css|scss|sass|less|wasm|txt|md|html?)(\?.*)?$/i
 
 const moduleNotFound = (input: RuleInput): RuleAnswer => {
   const module = input.quoted[0] ?? "?"
@@ -428,19 +415,7 @@ const moduleNotFound = (input: RuleInput): RuleAnswer => {
       confidence: "medium"
     }
   }
-  if (module.startsWith(".") || module.startsWith("/")) {
-    return {
-      title: `The file ${module} does not exist`,
-      rootCause: `${input.problem.file} imports ${module}, but no file resolves from that path (a moved or renamed file, a wrong extension, or a wrong number of ../).`,
-      fix: [
-        step(input, {
-          operation: "investigate",
-          description: `List the directory with workspace_list (or fe_skeleton) to find the file's real name and path, then fix the import at ${at(input)}.`
-        })
-      ],
-      confidence: "medium"
-    }
-  }
+  if (module.startsWith(".") || module.startsWith("/")) return relativeModuleNotFound(input, module)
   if (module.startsWith("@/") || module.startsWith("~/")) {
     return {
       title: `The path alias ${module.split("/")[0]} is not configured`,
@@ -479,49 +454,414 @@ const moduleNotFound = (input: RuleInput): RuleAnswer => {
   }
 }
 
+const codeExtensions = [".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs", ".d.ts", ".vue", ".svelte"]
+
+/** A file name without its code extension (`Button.tsx` → `Button`); directories and other files as they are. */
+const stemOf = (name: string): string => {
+  const extension = codeExtensions.filter((e) => name.endsWith(e)).sort((a, b) => b.length - a.length)[0]
+  return extension === undefined ? name : name.slice(0, -extension.length)
+}
+
+/** The files or directories of the import's directory whose name is closest to the one imported. */
+const closestNames = (wanted: string, names: ReadonlyArray<string>): ReadonlyArray<string> => {
+  const scored = names
+    .filter((name) => !name.startsWith(".") && (stemOf(name) !== name || !name.includes(".")))
+    .map((name) => {
+      const stem = stemOf(name)
+      const distance = stem.toLowerCase() === wanted.toLowerCase() ? 0 : editDistance(stem, wanted)
+      return { name, stem, distance }
+    })
+    .filter((entry) => entry.distance <= Math.min(2, Math.floor(wanted.length / 2)))
+    .sort((a, b) => a.distance - b.distance || a.name.localeCompare(b.name))
+  const best = scored[0]
+  if (best === undefined) return []
+  return [...new Set(scored.filter((entry) => entry.distance === best.distance).map((entry) => entry.stem))]
+}
+
+const relativeModuleNotFound = (input: RuleInput, module: string): RuleAnswer => {
+  const slash = module.lastIndexOf("/")
+  const prefix = module.slice(0, slash + 1)
+  const last = module.slice(slash + 1)
+  const writtenExtension = [".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".mts", ".cts"].find((e) => last.endsWith(e))
+  const wanted = writtenExtension === undefined ? last : last.slice(0, -writtenExtension.length)
+  const neighbours = input.neighbours
+  const directory =
+    neighbours === undefined ? undefined : neighbours.directory === "" ? "the root" : neighbours.directory
+  if (neighbours !== undefined && neighbours.names === undefined) {
+    return {
+      title: `The directory of ${module} does not exist`,
+      rootCause: `${input.problem.file} imports ${module}, but the directory it points into (${directory}) does not exist: a wrong number of ../, or a moved directory.`,
+      fix: [
+        step(input, {
+          operation: "investigate",
+          description: `Find the module's real location with workspace_search (its exported names) or fe_skeleton, then fix the path at ${at(input)}.`
+        })
+      ],
+      confidence: "medium"
+    }
+  }
+  const close = neighbours?.names === undefined || wanted === "" ? [] : closestNames(wanted, neighbours.names)
+  const replacement = close[0]
+  if (replacement !== undefined && replacement !== wanted) {
+    const corrected = `${prefix}${replacement}${writtenExtension ?? ""}`
+    const column = input.line.indexOf(module)
+    const quoted = column > 0 && ["'", '"'].includes(input.line[column - 1]!) ? column : -1
+    return {
+      title: `The import path ${module} is misspelt`,
+      rootCause: `${input.problem.file} imports ${module}, but ${directory} has no ${wanted}; it has ${close.map((name) => `${prefix}${name}`).join(" and ")}, whose name is ${editDistance(replacement, wanted) <= 1 || replacement.toLowerCase() === wanted.toLowerCase() ? "one letter or the case" : "a few letters"} away${close.length > 1 ? " (more than one candidate: pick the right one)" : ""}.`,
+      fix: lineEdit(
+        input,
+        "replace",
+        `Import ${corrected} instead of ${module}.`,
+        quoted > 0 ? replaceAt(input.line, quoted + 1, module.length, corrected) : undefined
+      ),
+      confidence: close.length === 1 ? "high" : "medium"
+    }
+  }
+  const same = (neighbours?.names ?? []).find((name) => stemOf(name) === wanted && name !== wanted)
+  if (same !== undefined) {
+    return {
+      title: `${module} exists but does not resolve`,
+      rootCause: `${directory} has ${same}, but the import ${module} does not resolve to it: the written extension${writtenExtension === undefined ? " is missing" : ` (${writtenExtension}) is not one the tsconfig's moduleResolution maps to ${same}`}, or the file type has no declarations (a .vue or .svelte file needs a shim).`,
+      fix: [
+        step(input, {
+          operation: "investigate",
+          description: `Write the import as the tsconfig's moduleResolution expects (nodenext: the .js extension of the .ts file; bundler: no extension), or check compilerOptions.allowImportingTsExtensions.`
+        })
+      ],
+      confidence: "medium"
+    }
+  }
+  const listed = (neighbours?.names ?? []).filter((name) => stemOf(name) !== name).slice(0, 12)
+  return {
+    title: `The file ${module} does not exist`,
+    rootCause:
+      `${input.problem.file} imports ${module}, but no file resolves from that path (a moved, renamed or deleted file, a wrong extension, or a wrong number of ../)` +
+      (neighbours === undefined
+        ? "."
+        : listed.length === 0
+          ? `; ${directory} has no source files.`
+          : `; ${directory} has ${listed.join(", ")}, none named like ${wanted}.`),
+    fix: [
+      step(input, {
+        operation: "investigate",
+        description: `Find where the module went (workspace_search for a name it exports, or fe_skeleton), then fix the import at ${at(input)}; if it was deleted, restore it or remove the import and its uses.`
+      })
+    ],
+    confidence: "medium"
+  }
+}
+
+/** The module an import problem names, as the import writes it (some messages give its absolute path instead). */
+const moduleOf = (input: RuleInput): string => {
+  const quoted = unquote(input.quoted[0] ?? "")
+  const absolute = quoted.startsWith("/") || /^[A-Za-z]:[\\/]/.test(quoted)
+  return (
+    (absolute || quoted === "" ? importSpecifier(input.line) : undefined) ?? (quoted === "" ? "the module" : quoted)
+  )
+}
+
+/** The module's text, when the engine could read it (a relative import). */
+const moduleSource = (input: RuleInput): readonly [string, ReadonlyArray<string>] | undefined => {
+  const first = input.related.entries().next()
+  return first.done === true ? undefined : first.value
+}
+
+/** The import line that names `name`, from the problem's line upwards (the problem's line when it is one). */
+const importLineNaming = (input: RuleInput, name: string): number =>
+  findLine(
+    input.lines,
+    (line) => line.trimStart().startsWith("import") && findWord(line, name) > 0 && line.includes(" from ")
+  )
+
+/** The names in an import line's braces, or undefined. */
+const importedNames = (
+  line: string
+): { readonly names: ReadonlyArray<string>; readonly open: number; readonly end: number } | undefined => {
+  const open = line.indexOf("{")
+  const group = open === -1 ? undefined : bracketed(line, open)
+  if (group === undefined) return undefined
+  return {
+    names: group.inner
+      .split(",")
+      .map((part) => part.trim())
+      .filter((part) => part !== ""),
+    open,
+    end: group.end
+  }
+}
+
+const typeOnlyImport = (input: RuleInput): RuleAnswer => {
+  const name = input.quoted[0] ?? identifierAt(input.line, input.problem.column)
+  const lineNumber = input.line.trimStart().startsWith("import") ? input.problem.line : importLineNaming(input, name)
+  const line = lineNumber > 0 ? input.lines![lineNumber - 1]! : ""
+  const group = importedNames(line)
+  const only = group !== undefined && group.names.length === 1 && !line.includes(",")
+  const column = findWord(line, name, group === undefined ? 1 : group.open + 1)
+  const after =
+    line === ""
+      ? undefined
+      : only || (group === undefined && line.trimStart().startsWith("import ") && !line.includes("import type"))
+        ? line.replace("import ", "import type ")
+        : column > 0
+          ? replaceAt(line, column, name.length, `type ${name}`)
+          : undefined
+  return {
+    rootCause: `${name} is only a type, and with verbatimModuleSyntax the import at ${input.problem.file}:${lineNumber || input.problem.line} is kept in the JavaScript output as it is written, where ${name} does not exist: type imports must say so.`,
+    fix: [
+      lineNumber > 0 && after !== undefined && after !== line
+        ? step(input, {
+            operation: "replace",
+            line: lineNumber,
+            description: `Import ${name} as a type.`,
+            before: line,
+            after
+          })
+        : step(input, {
+            operation: "replace",
+            description: `Write the import of ${name} as import type { ${name} } (or { type ${name} }).`
+          })
+    ],
+    confidence: "high"
+  }
+}
+
+const importedAsType = (input: RuleInput): RuleAnswer => {
+  const name = input.quoted[0] ?? identifierAt(input.line, input.problem.column)
+  const lineNumber = findLine(
+    input.lines,
+    (line) => line.trimStart().startsWith("import") && line.includes("type") && findWord(line, name) > 0
+  )
+  const line = lineNumber > 0 ? input.lines![lineNumber - 1]! : ""
+  const group = importedNames(line)
+  let after: string | undefined
+  if (line.trimStart().startsWith("import type ") && group !== undefined) {
+    // import type { A, B } → import { A, type B }: only the name used as a value loses "type".
+    const names = group.names.map((entry) => (identifierAt(entry, 1) === name ? entry : `type ${entry}`))
+    after = `${line.slice(0, group.open).replace("import type ", "import ")}{ ${names.join(", ")} }${line.slice(group.end + 1)}`
+  } else if (group !== undefined) {
+    const column = findWord(line, "type", group.open + 1)
+    if (
+      column > 0 &&
+      line
+        .slice(column - 1 + 4)
+        .trimStart()
+        .startsWith(name)
+    ) {
+      after = line.slice(0, column - 1) + line.slice(column - 1 + 4).replace(/^\s+/, "")
+    }
+  }
+  return {
+    rootCause: `${name} is used as a value at ${at(input)} (called, constructed or read), but ${lineNumber > 0 ? `line ${lineNumber}` : "its import"} imports it with import type, which is erased from the JavaScript output.`,
+    fix: [
+      lineNumber > 0 && after !== undefined
+        ? step(input, {
+            operation: "replace",
+            line: lineNumber,
+            description: `Import ${name} as a value (the other names stay type imports).`,
+            before: line,
+            after
+          })
+        : step(input, { operation: "replace", description: `Import ${name} without "type".` })
+    ],
+    confidence: "high"
+  }
+}
+
+/** The column where `async` goes for the function that opens on a line: before `function`, or before the arrow's parameters. */
+const asyncColumn = (line: string): number => {
+  const functionColumn = findWord(line, "function")
+  if (functionColumn > 0) return functionColumn
+  const arrow = line.indexOf("=>")
+  if (arrow !== -1) {
+    const before = line.slice(0, arrow).trimEnd()
+    if (before.endsWith(")")) {
+      const open = openingBracket(line, before.length - 1)
+      return open === -1 ? 0 : open + 1
+    }
+    const parameter = identifierAt(before, before.length)
+    return parameter === "" ? 0 : before.length - parameter.length + 1
+  }
+  // A method: `name(…) {`, after its modifiers.
+  const trimmed = line.trimStart()
+  const indent = line.length - trimmed.length
+  const name = identifierAt(trimmed, 1)
+  return name === "" ? 0 : indent + trimmed.indexOf(name) + 1
+}
+
+const awaitOutsideAsync = (input: RuleInput): RuleAnswer => {
+  const opener = enclosingFunctionLine(input.lines, input.problem.line)
+  if (opener === 0) {
+    return {
+      title: "await outside a function",
+      rootCause: `The await at ${at(input)} is at the top level of a file that is not a module, or of a project whose module/target settings do not allow top-level await.`,
+      fix: [
+        step(input, {
+          operation: "investigate",
+          description:
+            'Move the await into an async function, or allow top-level await: "module": "esnext" (or "nodenext") and "target": "es2017" or later in the tsconfig, in a file with an import or export.'
+        })
+      ],
+      confidence: "medium"
+    }
+  }
+  const line = input.lines![opener - 1]!
+  if (line.includes("useEffect(") || line.includes("useLayoutEffect(")) {
+    return {
+      title: "await in an effect callback",
+      rootCause: `The await at ${at(input)} is inside the effect callback that starts on line ${opener}; an effect callback cannot be async (React expects it to return nothing or a cleanup function, not a promise).`,
+      fix: [
+        step(input, {
+          operation: "insert",
+          line: opener + 1,
+          description:
+            "Define an async function inside the effect and call it: const run = async () => { … await … }; run() — with a flag or AbortController to ignore results after cleanup."
+        })
+      ],
+      confidence: "high"
+    }
+  }
+  const column = asyncColumn(line)
+  const after = column > 0 && findWord(line, "async") === 0 ? replaceAt(line, column, 0, "async ") : undefined
+  return {
+    rootCause: `The await at ${at(input)} is inside the function that starts on line ${opener}, which is not declared async.`,
+    fix: [
+      after !== undefined
+        ? step(input, {
+            operation: "replace",
+            line: opener,
+            description: `Make the function on line ${opener} async (its callers then get a promise: await them or handle it).`,
+            before: line,
+            after
+          })
+        : step(input, {
+            operation: "replace",
+            line: opener,
+            description: `Declare the function on line ${opener} async.`
+          })
+    ],
+    confidence: after !== undefined ? "high" : "medium"
+  }
+}
+
+/** The operand at the column converted with `Number(…)`, when it is a name or a property chain. */
+const numberOperand = (input: RuleInput, side: "left" | "right"): RuleAnswer => {
+  const expression = expressionAt(input.line, input.problem.column)
+  return {
+    rootCause: `The ${side}-hand operand ${expression || "of the operation"} at ${at(input)} is not a number (nor bigint, any or an enum), so arithmetic on it is an error; a string here would be concatenated or coerced at run time.`,
+    fix: lineEdit(
+      input,
+      "replace",
+      `Convert ${expression || "the operand"} to a number where it comes from (a parsed input, a string property), or here with Number(…).`,
+      expression === ""
+        ? undefined
+        : replaceAt(input.line, input.problem.column, expression.length, `Number(${expression})`)
+    ),
+    confidence: "medium"
+  }
+}
+
+/** Whether a line closes every bracket it opens (outside strings): a declaration that fits on it. */
+const isWholeLine = (line: string): boolean => {
+  let depth = 0
+  let i = 0
+  while (i < line.length) {
+    const char = line[i]!
+    if (char === "'" || char === '"' || char === "`") {
+      const end = line.indexOf(char, i + 1)
+      if (end === -1) return false
+      i = end + 1
+      continue
+    }
+    if (char === "(" || char === "[" || char === "{") depth++
+    else if (char === ")" || char === "]" || char === "}") depth--
+    i++
+  }
+  return depth === 0
+}
+
+const declarationKinds = ["interface", "type", "class", "enum", "function", "namespace"]
+
 const unused = (input: RuleInput): RuleAnswer => {
   const name = input.quoted[0] ?? identifierAt(input.line, input.problem.column)
   const trimmed = input.line.trim()
-  const declaration =
-    /^(export\s+)?(const|let|var)\s/.test(trimmed) &&
-    !trimmed.includes(",") &&
-    findWord(trimmed.split("=")[0]!, name) > 0 &&
-    isWholeStatement(input.line)
-  const withoutImport = removeImportName(input.line, name)
-  const fix: ReadonlyArray<FixStep> =
-    withoutImport !== undefined
-      ? [
-          withoutImport === ""
-            ? step(input, {
-                operation: "delete",
-                description: `Delete the import on line ${input.problem.line}: ${name} is its only name.`,
-                before: input.line
-              })
-            : step(input, {
-                operation: "replace",
-                description: `Remove ${name} from the import on line ${input.problem.line}.`,
-                before: input.line,
-                after: withoutImport
-              })
-        ]
-      : declaration
-        ? [
-            step(input, {
+  const words = trimmed
+    .split(/\s+/)
+    .filter((word) => !["export", "declare", "default", "async", "abstract"].includes(word))
+  const cause = `${name} is declared at ${at(input)} and never used afterwards: leftover code, or code that should use it and does not.`
+  const variable = ["const", "let", "var"].includes(words[0] ?? "") && trimmed.split("=")[0]!.includes(name)
+  if (variable && !trimmed.split("=")[0]!.includes(",")) {
+    const whole = isWholeLine(input.line)
+    return {
+      rootCause: cause,
+      fix: [
+        step(input, {
+          operation: "delete",
+          description: whole
+            ? `Delete the declaration of ${name} (line ${input.problem.line}), unless the value was meant to be used: then use it.`
+            : `Delete the declaration of ${name}, which starts on line ${input.problem.line} and goes on below it, unless the value was meant to be used: then use it.`,
+          ...(whole ? { before: input.line } : {})
+        })
+      ],
+      confidence: "high"
+    }
+  }
+  if (trimmed.startsWith("import ")) {
+    const group = importedNames(input.line)
+    const rest = group?.names.filter(
+      (entry) => identifierAt(entry.replace(/^type\s+/, ""), 1) !== name && !entry.endsWith(` as ${name}`)
+    )
+    const after =
+      group !== undefined && rest !== undefined && rest.length > 0 && rest.length < group.names.length
+        ? `${input.line.slice(0, group.open)}{ ${rest.join(", ")} }${input.line.slice(group.end + 1)}`
+        : undefined
+    return {
+      rootCause: cause,
+      fix: [
+        after !== undefined
+          ? step(input, {
+              operation: "replace",
+              description: `Remove ${name} from the import on line ${input.problem.line}.`,
+              before: input.line,
+              after
+            })
+          : step(input, {
               operation: "delete",
-              description: `Delete the declaration of ${name} (line ${input.problem.line}), unless the value was meant to be used: then use it.`,
+              description: `Delete the import on line ${input.problem.line}${group !== undefined && group.names.length > 1 ? `, or only ${name} from it if other names are used` : ""}.`,
               before: input.line
             })
-          ]
-        : [
-            step(input, {
-              operation: "delete",
-              description: `Remove ${name} (declared at ${at(input)}) with what only it uses, or use it where it was meant to be used; for a parameter that must stay, TypeScript ignores names starting with an underscore (_${name}).`
-            })
-          ]
+      ],
+      confidence: "high"
+    }
+  }
+  const kind = declarationKinds.find((keyword) => words[0] === keyword && identifierAt(words[1] ?? "", 1) === name)
+  if (kind !== undefined) {
+    const whole = isWholeLine(input.line)
+    return {
+      rootCause: cause,
+      fix: [
+        step(input, {
+          operation: "delete",
+          description: whole
+            ? `Delete the ${kind} ${name} (line ${input.problem.line}), or use it where it was meant to be used.`
+            : `Delete the ${kind} ${name}, from line ${input.problem.line} to its closing brace, or use it where it was meant to be used.`,
+          ...(whole ? { before: input.line } : {})
+        })
+      ],
+      confidence: "high"
+    }
+  }
+  // A parameter (or a destructured name): an underscore prefix tells TypeScript it is unused on purpose.
+  const column = findWord(input.line, name, input.problem.column)
   return {
-    rootCause: `${name} is declared at ${at(input)} and never used afterwards: leftover code, or code that should use it and does not.`,
-    fix,
-    confidence: withoutImport !== undefined || declaration ? "high" : "medium"
+    rootCause: cause,
+    fix: lineEdit(
+      input,
+      "rename",
+      `Remove ${name}; if it must stay (a parameter before one that is used), prefix it with an underscore, which noUnusedParameters accepts.`,
+      column > 0 ? replaceAt(input.line, column, name.length, `_${name}`) : undefined
+    ),
+    confidence: "medium"
   }
 }
 
@@ -644,9 +984,9 @@ export const typescriptRules: Readonly<Record<string, Rule>> = {
   TS1192: {
     title: "Default import of a module without a default export",
     diagnose: simple(
-      (i) => `${unquote(i.quoted[0] ?? "?")} has no default export, so "import x from" gets nothing.`,
+      (i) => `${moduleOf(i)} has no default export, so the default import at ${at(i)} gets nothing.`,
       (i) =>
-        `Import the named export instead (import { name } from '${unquote(i.quoted[0] ?? "?")}'); fe_skeleton lists what it exports.`
+        `Import the named export instead (import { name } from '${moduleOf(i)}'); fe_skeleton lists what it exports.`
     )
   },
   TS2322: { title: "Type is not assignable", diagnose: notAssignable },
@@ -899,7 +1239,10 @@ export const typescriptRules: Readonly<Record<string, Rule>> = {
   TS2365: {
     title: "Operator cannot be applied to these types",
     diagnose: simple(
-      (i) => `At ${at(i)} ${i.problem.message}`,
+      (i) =>
+        i.quoted.length >= 3
+          ? `At ${at(i)} the operator ${i.quoted[0]} gets a ${i.quoted[1]} and a ${i.quoted[2]}, a combination it does not accept.`
+          : `At ${at(i)}: ${i.problem.message}`,
       () => "Convert the operands to the types the operator works on (Number(), String()), or fix the wrong operand.",
       "replace"
     )
@@ -931,6 +1274,360 @@ export const typescriptRules: Readonly<Record<string, Rule>> = {
       "add_import"
     )
   },
+  TS1484: { title: "Type imported as a value (verbatimModuleSyntax)", diagnose: typeOnlyImport },
+  TS1361: { title: "Type-only import used as a value", diagnose: importedAsType },
+  TS1308: { title: "await in a function that is not async", diagnose: awaitOutsideAsync },
+  TS2459: {
+    title: "Imported name is not exported",
+    diagnose: (input) => {
+      const module = moduleOf(input)
+      const name = input.quoted[1] ?? "?"
+      const source = moduleSource(input)
+      const declared = source === undefined ? 0 : declarationLine(source[1], name)
+      const line = declared > 0 ? source![1][declared - 1]! : ""
+      const indent = indentOf(line)
+      return {
+        rootCause: `${module} declares ${name}${declared > 0 ? ` (${source![0]}:${declared})` : ""} but does not export it, so ${input.problem.file} cannot import it.`,
+        fix: [
+          declared > 0 && !line.trimStart().startsWith("export ")
+            ? step(input, {
+                operation: "replace",
+                file: source![0],
+                line: declared,
+                description: `Export ${name} from ${source![0]}, if other modules may use it.`,
+                before: line,
+                after: `${indent}export ${line.trimStart()}`
+              })
+            : step(input, {
+                operation: "replace",
+                description: `Export ${name} from ${module} (add export to its declaration), or stop importing it.`
+              }),
+          step(input, {
+            operation: "investigate",
+            description: `Or, if ${name} is private to ${module} on purpose, use what the module exports instead (fe_skeleton lists it).`
+          })
+        ],
+        confidence: declared > 0 ? "high" : "medium"
+      }
+    }
+  },
+  TS2460: {
+    title: "Imported name is exported under another name",
+    diagnose: (input) => {
+      const local = input.quoted[1] ?? "?"
+      const exported = input.quoted[2] ?? "?"
+      const column = findWord(input.line, local, input.problem.column)
+      return {
+        rootCause: `${moduleOf(input)} declares ${local} but exports it as ${exported}, so the import must use the exported name.`,
+        fix: lineEdit(
+          input,
+          "replace",
+          `Import ${exported}, keeping the local name ${local} with "as" (or use ${exported} everywhere).`,
+          column > 0 ? replaceAt(input.line, column, local.length, `${exported} as ${local}`) : undefined
+        ),
+        confidence: "high"
+      }
+    }
+  },
+  TS2306: {
+    title: "File is not a module",
+    diagnose: (input) => {
+      const module = moduleOf(input)
+      const source = moduleSource(input)
+      // The first imported name the module declares: export it, which makes the file a module.
+      const names = importedNames(input.line)?.names.map((entry) => identifierAt(entry, 1)) ?? []
+      const declared = names
+        .map((name) => ({ name, line: source === undefined ? 0 : declarationLine(source[1], name) }))
+        .find((entry) => entry.line > 0)
+      const line = declared === undefined ? "" : source![1][declared.line - 1]!
+      return {
+        rootCause: `${module} has no import or export, so it is a script, not a module: nothing can be imported from it.`,
+        fix: [
+          declared !== undefined && !line.trimStart().startsWith("export ")
+            ? step(input, {
+                operation: "replace",
+                file: source![0],
+                line: declared.line,
+                description: `Export ${declared.name} from ${source![0]} (and the other names ${input.problem.file} imports).`,
+                before: line,
+                after: `${indentOf(line)}export ${line.trimStart()}`
+              })
+            : step(input, {
+                operation: "replace",
+                description: `Export what ${input.problem.file} imports from ${module} (add export to its declarations).`
+              })
+        ],
+        confidence: declared !== undefined ? "high" : "medium"
+      }
+    }
+  },
+  TS2774: {
+    title: "Function checked instead of called",
+    diagnose: (input) => {
+      const expression = expressionAt(input.line, input.problem.column)
+      return {
+        rootCause: `The condition at ${at(input)} tests ${expression || "a function"} itself, which is always defined, so it is always true: the call's parentheses are missing.`,
+        fix: lineEdit(
+          input,
+          "replace",
+          `Call ${expression || "the function"} in the condition (with its arguments, if it takes any).`,
+          expression === ""
+            ? undefined
+            : replaceAt(input.line, input.problem.column, expression.length, `${expression}()`)
+        ),
+        confidence: "high"
+      }
+    }
+  },
+  TS2801: {
+    title: "Promise checked instead of awaited",
+    diagnose: (input) => {
+      const opener = enclosingFunctionLine(input.lines, input.problem.line)
+      const isAsync = opener > 0 && findWord(input.lines![opener - 1]!, "async") > 0
+      return {
+        rootCause: `The condition at ${at(input)} tests a ${input.quoted[0] ?? "Promise"}, which is an object and so always true; the value it resolves to is what the code means to test.`,
+        fix: [
+          ...lineEdit(
+            input,
+            "replace",
+            `Await the promise in the condition${isAsync ? "" : ` (and make the function${opener > 0 ? ` on line ${opener}` : ""} async)`}.`,
+            replaceAt(input.line, input.problem.column, 0, "await ")
+          )
+        ],
+        confidence: isAsync ? "high" : "medium"
+      }
+    }
+  },
+  TS2352: {
+    title: "Type assertion between unrelated types",
+    diagnose: (input) => {
+      const [from = "?", to = "?"] = input.quoted
+      const assertion = input.line.indexOf(` as ${to}`, input.problem.column - 1)
+      return {
+        rootCause: `At ${at(input)} a ${from} is asserted to be a ${to}; the types do not overlap, so the assertion is almost certainly wrong: an assertion changes no value.`,
+        fix: [
+          step(input, {
+            operation: "replace",
+            description: `Convert the value instead of asserting (e.g. Number(…) or String(…)), or fix the type where the value comes from.`
+          }),
+          ...(assertion === -1
+            ? []
+            : lineEdit(
+                input,
+                "replace",
+                "Only if the value really is of that type at run time (the types are wrong): assert through unknown.",
+                replaceAt(input.line, assertion + 1, ` as ${to}`.length, ` as unknown as ${to}`)
+              ))
+        ],
+        confidence: "medium"
+      }
+    }
+  },
+  TS2362: { title: "Arithmetic on a value that is not a number", diagnose: (input) => numberOperand(input, "left") },
+  TS2363: { title: "Arithmetic on a value that is not a number", diagnose: (input) => numberOperand(input, "right") },
+  TS2341: {
+    title: "Private member used outside its class",
+    diagnose: (input) => {
+      const [member = "?", owner = "?"] = input.quoted
+      const declared = declarationLine(input.lines, owner)
+      return {
+        rootCause: `${member} is private to the class ${owner}${declared > 0 ? ` (line ${declared})` : ""}, and ${at(input)} is outside it.`,
+        fix: [
+          step(input, {
+            operation: "investigate",
+            description: `Use a public method or getter of ${owner} that gives what is needed (fe_skeleton shows its members); if none fits, add one to ${owner}, or make ${member} public if it is part of the class's interface.`
+          })
+        ],
+        confidence: "medium"
+      }
+    }
+  },
+  TS2445: {
+    title: "Protected member used outside its class hierarchy",
+    diagnose: simple(
+      (i) =>
+        `${i.quoted[0]} is protected in ${i.quoted[1]}: only ${i.quoted[1]} and its subclasses may use it, and ${at(i)} is neither.`,
+      (i) => `Use a public member of ${i.quoted[1]} instead, or add one that exposes what is needed.`,
+      "investigate"
+    )
+  },
+  TS2683: {
+    title: "this has no type",
+    diagnose: (input) => {
+      const opener = enclosingFunctionLine(input.lines, input.problem.line)
+      return {
+        rootCause: `this is used at ${at(input)} inside a function${opener > 0 ? ` (line ${opener})` : ""} that is not a method, so TypeScript cannot know what it refers to; at run time it is whatever the caller binds, and nothing in strict mode when it binds none.`,
+        fix: [
+          step(input, {
+            operation: "add_type_annotation",
+            line: opener > 0 ? opener : input.problem.line,
+            description:
+              "If the function is a callback that means the surrounding object, write it as an arrow function (which keeps the outer this) or use the object by name; if callers bind this, declare it as the first parameter: function f(this: HTMLElement, …)."
+          })
+        ],
+        confidence: "medium"
+      }
+    }
+  },
+  TS2488: {
+    title: "Spread or for…of over something that is not iterable",
+    diagnose: simple(
+      (i) =>
+        `At ${at(i)} a value of type ${i.quoted[0]} is spread or iterated, but it is not iterable (no [Symbol.iterator]).`,
+      (i) =>
+        i.quoted[0] !== undefined && /^\{|Record</.test(i.quoted[0])
+          ? "Iterate over Object.keys/values/entries(…) of the object instead."
+          : `Iterate over an array (or other iterable) instead: check what the value is; for a number n, use Array.from({ length: n }, (_, i) => i).`,
+      "replace"
+    )
+  },
+  TS7030: {
+    title: "Not all code paths return a value",
+    diagnose: simple(
+      (i) =>
+        `The function at ${at(i)} returns a value on some paths and falls off its end on others (noImplicitReturns is on).`,
+      () => "Return a value (or throw) on every path: add the missing return at the end, or an else branch.",
+      "insert",
+      "high"
+    )
+  },
+  TS7034: {
+    title: "Variable implicitly has an any type",
+    diagnose: simple(
+      (i) =>
+        `${i.quoted[0]} is declared at ${at(i)} without a type or an initializer, and is used (e.g. in a closure) where TypeScript cannot follow its assignments.`,
+      (i) => `Declare its type: let ${i.quoted[0]}: <the type of what is assigned> | undefined, or initialize it.`,
+      "add_type_annotation",
+      "high"
+    )
+  },
+  TS7005: {
+    title: "Variable implicitly has an any type",
+    diagnose: (input) => {
+      const name = input.quoted[0] ?? "?"
+      const declared = declarationLine(input.lines, name)
+      return {
+        rootCause: `${name} is used at ${at(input)}, but its declaration${declared > 0 ? ` (line ${declared})` : ""} has no type and TypeScript cannot infer one here.`,
+        fix: [
+          step(input, {
+            operation: "add_type_annotation",
+            line: declared > 0 ? declared : input.problem.line,
+            description: `Annotate the declaration of ${name} with its type (or initialize it with a value of that type).`
+          })
+        ],
+        confidence: "high"
+      }
+    }
+  },
+  TS2559: {
+    title: "No properties in common with the target type",
+    diagnose: simple(
+      (i) =>
+        `At ${at(i)} a ${i.quoted[0]} is used as a ${i.quoted[1]}, but they share no property: every property of ${i.quoted[1]} is optional, and none of the value's matches (a misspelt property, or the wrong object).`,
+      (i) => `Pass an object with the properties of ${i.quoted[1]} (compare the names), or the right value.`,
+      "replace",
+      "high"
+    )
+  },
+  TS2698: {
+    title: "Spread of a value that is not an object",
+    diagnose: simple(
+      (i) =>
+        `The value spread into an object literal at ${at(i)} is not an object type (a number, a string, a boolean, or an unknown/generic value).`,
+      () =>
+        "Spread an object (check the value's type; narrow unknown values first), or set the value as a property instead.",
+      "replace"
+    )
+  },
+  TS2420: {
+    title: "Class does not implement its interface",
+    diagnose: (input) => {
+      const detail = input.problem.message.split("\n")[1]?.trim()
+      return {
+        rootCause: `The class ${input.quoted[0]} declares implements ${input.quoted[1]} but does not match it${detail === undefined ? "." : `: ${detail}`}`,
+        fix: [
+          step(input, {
+            operation: "add_property",
+            description: `Add the members ${input.quoted[1]} requires to ${input.quoted[0]} (with the interface's types), or fix the ones whose types differ.`
+          })
+        ],
+        confidence: "high"
+      }
+    }
+  },
+  TS2344: {
+    title: "Type argument does not satisfy the constraint",
+    diagnose: simple(
+      (i) =>
+        `At ${at(i)} the type argument ${i.quoted[0]} does not satisfy the constraint ${i.quoted[1]} of the generic it is passed to.`,
+      (i) =>
+        `Pass a type that is assignable to ${i.quoted[1]}, or, if the generic should accept it, widen its constraint.`,
+      "replace"
+    )
+  },
+  TS2538: {
+    title: "Type cannot be used as an index",
+    diagnose: simple(
+      (i) =>
+        `At ${at(i)} a value of type ${i.quoted[0]} is used as a key, but keys must be strings, numbers or symbols (or their literal types).`,
+      () => "Index with a string/number key (convert the value, or use the right variable).",
+      "replace",
+      "high"
+    )
+  },
+  TS2693: {
+    title: "Type used as a value",
+    diagnose: simple(
+      (i) =>
+        `${i.quoted[0]} is only a type (an interface or type alias) and is erased at run time, but ${at(i)} uses it as a value.`,
+      (i) =>
+        `Use a value there: a class or a constant that describes ${i.quoted[0]}, a type guard function, or a schema; in a type position write it as a type (x: ${i.quoted[0]}).`,
+      "replace"
+    )
+  },
+  TS2749: {
+    title: "Value used as a type",
+    diagnose: (input) => {
+      const name = input.quoted[0] ?? "?"
+      const suggestion = input.quoted[1]
+      const column = findWord(input.line, name, input.problem.column)
+      return {
+        rootCause: `${name} is a value (a constant, function or object), not a type, and ${at(input)} uses it as a type.`,
+        fix: lineEdit(
+          input,
+          "replace",
+          `Use its type: ${suggestion ?? `typeof ${name}`} (or the type it was meant to be).`,
+          suggestion !== undefined && column > 0 ? replaceAt(input.line, column, name.length, suggestion) : undefined
+        ),
+        confidence: suggestion !== undefined ? "high" : "medium"
+      }
+    }
+  },
+  TS18004: {
+    title: "Shorthand property without a value in scope",
+    diagnose: simple(
+      (i) =>
+        `The object literal at ${at(i)} writes { ${i.quoted[0]} }, shorthand for ${i.quoted[0]}: ${i.quoted[0]}, but no variable ${i.quoted[0]} is in scope.`,
+      (i) =>
+        `Give the property a value (${i.quoted[0]}: value), or declare or import ${i.quoted[0]} (a misspelt variable?).`,
+      "replace",
+      "high"
+    )
+  },
+  TS6198: {
+    title: "All destructured elements are unused",
+    diagnose: (input) => ({
+      rootCause: `None of the names destructured at ${at(input)} is used.`,
+      fix: [
+        step(input, {
+          operation: "delete",
+          description: `Delete the destructuring on line ${input.problem.line} (for a parameter, keep the parameter and drop the pattern, or prefix it with _).`,
+          ...(input.line !== "" ? { before: input.line } : {})
+        })
+      ],
+      confidence: "high"
+    })
+  },
   TS6133: { title: "Declared but never read", diagnose: unused },
   TS6192: {
     title: "All imports unused",
@@ -960,20 +1657,23 @@ export const typescriptRules: Readonly<Record<string, Rule>> = {
   TS2835: {
     title: "Relative import needs a file extension",
     diagnose: (input) => {
-      // "… Did you mean './a.js'?": the suggestion is the last quoted name; the wrong path is the string at the column.
-      const right = input.quoted[input.quoted.length - 1] ?? "?"
+      // The message quotes the options first and ends with the suggestion: "… Did you mean './b.js'?"
+      const right = input.problem.message.includes("Did you mean") ? input.quoted[input.quoted.length - 1] : undefined
+      // The column is the specifier's opening quote.
       const quote = input.line[input.problem.column - 1]
       const end = quote === "'" || quote === '"' ? input.line.indexOf(quote, input.problem.column) : -1
       const wrong = end === -1 ? undefined : input.line.slice(input.problem.column, end)
       return {
-        rootCause: `With node16/nodenext module resolution, relative imports must name the file's extension; ${wrong ?? "this import"} has none.`,
+        rootCause: `With node16/nodenext module resolution, relative imports must name the file's extension, as Node.js resolves them; ${wrong ?? "the import"} at ${at(input)} has none.`,
         fix: lineEdit(
           input,
           "replace",
-          `Import ${right}.`,
-          wrong === undefined ? undefined : replaceAt(input.line, input.problem.column + 1, wrong.length, right)
+          right === undefined ? "Add the extension of the compiled file (.js for a .ts file)." : `Import ${right}.`,
+          wrong !== undefined && right !== undefined
+            ? replaceAt(input.line, input.problem.column + 1, wrong.length, right)
+            : undefined
         ),
-        confidence: "high"
+        confidence: right !== undefined ? "high" : "medium"
       }
     }
   },
