@@ -6,13 +6,18 @@
  * - the whole tool, as an agent calls it: fe_skeleton through the real codec
  *   (the test kit's in-memory client) over the real Node workspace —
  *   listing with .gitignore, reading, parsing, rendering the budgeted map;
- * - the parser alone (oxc-parser's parseSync, what the tool uses) on the
- *   same sources, already in memory;
+ * - the workspace alone: listing the tree (.gitignore applied) and reading
+ *   every file through the Node workspace's checked reads, as the tool does
+ *   (16 at once), without parsing — where the rest of the tool's time goes;
+ * - the parser with the extraction (oxc-parser's parseSync with raw
+ *   transfer, what the tool uses) on the same sources, already in memory;
+ * - the same through oxc's thread-pool `parse` (all files at once), to
+ *   check that the synchronous parser is the faster choice here;
  * - for reference, the TypeScript compiler API's createSourceFile on the
  *   same sources (the typescript 6 that the fe fixtures install; skipped
  *   when they are not installed).
  *
- * Median of 5 runs each after one warm-up. Results on stdout and in
+ * Median of 7 runs each after one warm-up. Results on stdout and in
  * bench/.out/skeleton.json.
  */
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs"
@@ -27,10 +32,11 @@ import * as NodeCommandRunner from "../layers/NodeCommandRunner.ts"
 import * as NodeWorkspace from "../layers/NodeWorkspace.ts"
 import * as ServerConfig from "../src/ServerConfig.ts"
 import { TestClient } from "../src/testing.ts"
+import { Workspace } from "../src/Workspace.ts"
 import { WorkspaceRoot } from "../src/WorkspaceRoot.ts"
 
 const files = 2000
-const runs = 5
+const runs = 7
 const repoRoot = path.resolve(import.meta.dirname, "..")
 
 // -- the tree ------------------------------------------------------------------
@@ -170,6 +176,18 @@ const oxcMs = await timed(() => {
   for (const source of sources) extract(parse, source.path, source.text)
 })
 
+// oxc's thread-pool parse, all files in flight, then the same extraction on the main thread.
+const oxc = await import("oxc-parser")
+const asyncOptions = { sourceType: "module", experimentalRawTransfer: oxc.rawTransferSupported() } as const
+const oxcAsyncMs = await timed(async () => {
+  const results = await Promise.all(
+    sources.map((source) => oxc.parse(source.path, source.text, asyncOptions as Parameters<typeof oxc.parse>[2]))
+  )
+  results.forEach((result, i) =>
+    extract(() => result as unknown as ReturnType<typeof parse>, sources[i]!.path, sources[i]!.text)
+  )
+})
+
 let typescriptMs: number | undefined
 let typescriptVersion: string | undefined
 try {
@@ -209,6 +227,24 @@ const layer = FeCapability.pipe(
   Layer.provide(Layer.succeed(WorkspaceRoot, tree)),
   Layer.provideMerge(ServerConfig.layer({ shutdownGraceMs: 0 }))
 )
+// The workspace alone: list the tree and read every file, as the tool does, without parsing.
+const workspaceMs = await Effect.runPromise(
+  Effect.gen(function* () {
+    const workspace = yield* Workspace
+    const listAndRead = Effect.gen(function* () {
+      const paths: Array<string> = []
+      let cursor: string | undefined
+      do {
+        const page = yield* workspace.listFiles("src", { cursor, limit: 1000 })
+        for (const file of page.files) paths.push(file.path)
+        cursor = page.nextCursor
+      } while (cursor !== undefined)
+      yield* Effect.forEach(paths, (file) => workspace.read(file), { concurrency: 16, discard: true })
+    })
+    return yield* Effect.promise(() => timed(() => Effect.runPromise(listAndRead)))
+  }).pipe(Effect.provide(NodeWorkspace.layer({ root: tree })))
+)
+
 let mapped = 0
 const toolMs = await Effect.runPromise(
   Effect.scoped(
@@ -234,7 +270,9 @@ const results = {
   files,
   megabytes: Math.round((totalBytes / 1024 / 1024) * 10) / 10,
   tool: { ms: Math.round(toolMs), filesPerSecond: perSecond(toolMs) },
+  workspaceListRead: { ms: Math.round(workspaceMs), filesPerSecond: perSecond(workspaceMs) },
   oxcParse: { ms: Math.round(oxcMs), filesPerSecond: perSecond(oxcMs) },
+  oxcAsyncParse: { ms: Math.round(oxcAsyncMs), filesPerSecond: perSecond(oxcAsyncMs) },
   typescriptParse:
     typescriptMs === undefined
       ? null
@@ -245,7 +283,9 @@ writeFileSync(path.join(repoRoot, "bench", ".out", "skeleton.json"), JSON.string
 process.stdout.write(
   `\nfe_skeleton on ${files} generated files (${results.megabytes} MB), median of ${runs} runs\n` +
     `  whole tool (list, read, parse, render; through the codec)  ${results.tool.filesPerSecond} files/s (${results.tool.ms} ms)\n` +
-    `  oxc parse + extract only                                   ${results.oxcParse.filesPerSecond} files/s (${results.oxcParse.ms} ms)\n` +
+    `  workspace only (list with .gitignore, checked reads)       ${results.workspaceListRead.filesPerSecond} files/s (${results.workspaceListRead.ms} ms)\n` +
+    `  oxc parseSync + extract only (what the tool does)          ${results.oxcParse.filesPerSecond} files/s (${results.oxcParse.ms} ms)\n` +
+    `  oxc thread-pool parse + extract (for comparison)           ${results.oxcAsyncParse.filesPerSecond} files/s (${results.oxcAsyncParse.ms} ms)\n` +
     (results.typescriptParse === null
       ? "  TypeScript createSourceFile: skipped (the fe fixtures are not installed)\n"
       : `  TypeScript ${results.typescriptParse.version} createSourceFile only (reference)      ${results.typescriptParse.filesPerSecond} files/s (${results.typescriptParse.ms} ms)\n`)

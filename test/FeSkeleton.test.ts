@@ -4,14 +4,17 @@
  * kind of export, signatures, imports, default exports, overloads,
  * re-exports), .gitignore, the deny list and dependency/build directories
  * left out, files that do not parse, the budget (less detail, then files
- * counted by directory, never over), path narrowing and its errors.
+ * counted by directory, never over), path narrowing and its errors; and the
+ * extraction alone on harder sources: signatures printed from the syntax
+ * tree (comments left out, members joined, literals kept), CommonJS, JSX in
+ * .js files.
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { skeleton } from "../capabilities/fe/skeleton.ts"
 import { extract, loadParser } from "../capabilities/fe/skeleton/extract.ts"
-import { estimateTokens } from "../capabilities/fe/skeleton/render.ts"
+import { estimateTokens, renderFile } from "../capabilities/fe/skeleton/render.ts"
 import { layer as stateLayer } from "../capabilities/fe/state.ts"
 import * as Capability from "../src/Capability.ts"
 import { MemoryWorkspace, TestClient } from "../src/testing.ts"
@@ -79,6 +82,7 @@ const tree: Record<string, string> = {
   "src/styles.css": "body {}\n",
   "generated/api.ts": "export const generated = 1\n",
   "src/config.local.ts": "export const local = 1\n",
+  "vite.config.local.ts": "export const rootLocal = 1\n",
   ".env.ts": "export const secret = 'x'\n",
   "node_modules/react/index.js": "module.exports = {}\n",
   "dist/app.js": "export const built = 1\n"
@@ -145,6 +149,7 @@ describe("fe_skeleton", () => {
   it.effect("leaves out .gitignored, denied, dependency and build files, declarations and non-source files", () =>
     Effect.gen(function* () {
       const text: string = (yield* map(yield* setup())).map
+      // vite.config.local.ts: a file of the root itself that the root's .gitignore names.
       for (const absent of ["generated/", "config.local", ".env", "node_modules", "dist/", "env.d.ts", "styles.css"]) {
         assert.notInclude(text, absent)
       }
@@ -215,6 +220,49 @@ describe("fe_skeleton", () => {
       // A path so long that the header alone is over the budget.
       const narrow = yield* map(client, { path: long, budget: 200 })
       assert.isAtMost(narrow.tokens, 200)
+    })
+  )
+
+  it.effect("code comes before its tests and stories; what is left out is counted in at most 40 directories", () =>
+    Effect.gen(function* () {
+      const result = yield* map(
+        yield* setup({
+          "package.json": JSON.stringify({ dependencies: { react: "19.0.0" } }),
+          "src/Button.test.tsx": "import { Button } from './Button.tsx'\n",
+          "src/Button.stories.tsx": "export default { title: 'Button' }\n",
+          "src/Button.tsx": "export const Button = () => <button />\n",
+          "src/__tests__/format.ts": "export const sample = 1\n",
+          "src/lib/format.ts": "export type Format = 'a'\nexport const Format = 'a'\n"
+        })
+      )
+      assert.strictEqual(
+        result.map,
+        [
+          "# 5 source files under the root (react project, source in src)",
+          "src/Button.tsx",
+          "  component Button()",
+          "src/lib/format.ts",
+          "  type Format = 'a'",
+          "  const Format = 'a'",
+          "src/Button.stories.tsx",
+          "  const default = { title: 'Button' }",
+          "src/Button.test.tsx",
+          "  imports: ./Button.tsx {Button}",
+          "  (no exports)",
+          "src/__tests__/format.ts",
+          "  const sample = 1"
+        ].join("\n")
+      )
+
+      const wide: Record<string, string> = { "package.json": "{}" }
+      for (let i = 0; i < 120; i++) wide[`area${String(i).padStart(3, "0")}/index.ts`] = `export const v${i} = ${i}\n`
+      const crowded = yield* map(yield* setup(wide), { budget: 200 })
+      assert.lengthOf(crowded.omitted, 40)
+      assert.strictEqual(crowded.omitted[39].path, "(other directories)")
+      assert.strictEqual(
+        crowded.omitted.reduce((sum: number, o: { files: number }) => sum + o.files, 0),
+        120 - crowded.filesShown
+      )
     })
   )
 
@@ -325,6 +373,133 @@ describe("fe_skeleton", () => {
       const result = yield* map(yield* setup(), { maxFiles: 2 })
       assert.strictEqual(result.filesScanned, 2)
       assert.isTrue(result.scanLimited)
+    })
+  )
+})
+
+/** The map of one file's source, at full detail. */
+const mapOf = (path: string, source: string) =>
+  Effect.map(loadParser, (parse) => renderFile(extract(parse, path, source), "full"))
+
+describe("fe_skeleton's extraction", () => {
+  it.effect("prints signatures from the syntax tree: comments left out, members joined, literals kept", () =>
+    Effect.gen(function* () {
+      const source = [
+        "export interface Props {",
+        "  id: number // the id",
+        "  /** Shown as is. */",
+        "  label: 'two  spaces';",
+        "  nested: { a: string",
+        "    b: number },",
+        "  onPick(id: number): void",
+        "}",
+        "export type Handler = (",
+        "  event: string, // first",
+        "  detail?: unknown,",
+        ") => void",
+        "export type Size =",
+        "  | 'small'",
+        "  | 'large'",
+        "export type Mixed = (A | B) & C",
+        "export function find<T extends object>(items: T[] /* all */, key?: string): T | undefined {",
+        "  return items[0]",
+        "}",
+        "export const load = async (url: string) => fetch(url)",
+        "export const save = async (url: string): Promise<void> => {}",
+        "export const { a: renamed, b = fallback, ...rest } = source",
+        "export const [first, , third] = list",
+        "export const settings = { retries: 3 } satisfies Settings",
+        "export abstract class Repo<T> {",
+        "  abstract get(id: string): Promise<T>",
+        "  protected cache = new Map()",
+        "  #secret = 1",
+        "  readonly name?: string",
+        "  static create(): void {}",
+        "  constructor(public readonly url: string) {}",
+        "}",
+        "export const Client = class { send(body: string): void {} }",
+        "export type { Item } from './item.ts'",
+        "export { default as Legacy } from './legacy.ts'"
+      ].join("\n")
+      assert.strictEqual(
+        yield* mapOf("src/api.ts", source),
+        [
+          "src/api.ts",
+          "  interface Props { id: number; label: 'two  spaces'; nested: { a: string; b: number }; onPick(id: number): void }",
+          "  type Handler = (event: string, detail?: unknown) => void",
+          "  type Size = 'small' | 'large'",
+          "  type Mixed = (A | B) & C",
+          "  function find<T extends object>(items: T[], key?: string): T | undefined",
+          "  function load(url: string) (async)",
+          "  function save(url: string): Promise<void>",
+          "  const renamed",
+          "  const b",
+          "  const rest",
+          "  const first",
+          "  const third",
+          "  const settings = { retries: 3 } satisfies Settings",
+          "  class Repo<T> { abstract get(id: string): Promise<T>; readonly name?: string; static create(): void; constructor(public readonly url: string) }",
+          "  class Client { send(body: string): void }",
+          "  export type Item from ./item.ts",
+          "  export default as Legacy from ./legacy.ts"
+        ].join("\n")
+      )
+    })
+  )
+
+  it.effect("components: default exports, wrappers, JSX in .js files", () =>
+    Effect.gen(function* () {
+      const tsx = [
+        "export const Field = forwardRef<HTMLInputElement, FieldProps>(function Field(props, ref) {",
+        "  return <input ref={ref} {...props} />",
+        "})",
+        "export const Button: React.FC<ButtonProps> = ({ children }) => <button>{children}</button>",
+        "export default () => <main />"
+      ].join("\n")
+      assert.strictEqual(
+        yield* mapOf("src/Field.tsx", tsx),
+        [
+          "src/Field.tsx",
+          "  component Field forwardRef<HTMLInputElement, FieldProps>((props, ref))",
+          "  component Button: React.FC<ButtonProps>",
+          "  component default()"
+        ].join("\n")
+      )
+      const js = "const App = ({ title }) => <h1>{title}</h1>\nexport { App as default }\n"
+      assert.strictEqual(yield* mapOf("src/App.js", js), "src/App.js\n  component App({ title }) (default export)")
+    })
+  )
+
+  it.effect("names only: a value and a type of the same name, or overloads, once", () =>
+    Effect.gen(function* () {
+      const parse = yield* loadParser
+      const source =
+        "export type Format = 'a'\nexport const Format = 'a'\nexport function f(a: 1): 1\nexport function f(a: 2): 2\n"
+      assert.strictEqual(renderFile(extract(parse, "src/format.ts", source), "names"), "src/format.ts: Format, f")
+    })
+  )
+
+  it.effect("CommonJS: require imports, module.exports and exports.name", () =>
+    Effect.gen(function* () {
+      const source = [
+        "const fs = require('node:fs')",
+        "const { join, resolve: resolvePath } = require('node:path')",
+        "require('dotenv/config')",
+        "function build(entry, options = {}) {}",
+        "module.exports = { build, version: '1.0.0', watch(dir) {} }",
+        "exports.clean = async function (dir) {}"
+      ].join("\n")
+      assert.strictEqual(
+        yield* mapOf("scripts/build.cjs", source),
+        [
+          "scripts/build.cjs",
+          "  imports: node:fs {* as fs}; node:path {join, resolve as resolvePath}; dotenv/config",
+          "  function build(entry, options = {})",
+          "  const version = '1.0.0'",
+          "  function watch(dir)",
+          "  function clean(dir) (async)"
+        ].join("\n")
+      )
     })
   )
 })

@@ -6,7 +6,9 @@
  * @since 0.1.0
  */
 import * as Effect from "effect/Effect"
+import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
+import * as Gitignore from "../../src/internal/gitignore.ts"
 import * as Tool from "../../src/Tool.ts"
 import { Workspace, type WorkspaceError } from "../../src/Workspace.ts"
 import { mapWorkspaceError } from "../workspace/errors.ts"
@@ -15,7 +17,7 @@ import { extract, type FileSkeleton, loadParser } from "./skeleton/extract.ts"
 import { renderMap } from "./skeleton/render.ts"
 import { FeState } from "./state.ts"
 
-const sourceExtensions = [".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs"]
+const sourceExtensions = [".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs", ...componentExtensions]
 /** Directories never mapped, even without a .gitignore that says so: dependencies, build output, caches. */
 const skippedDirs = new Set([
   "node_modules",
@@ -35,12 +37,33 @@ const skippedDirs = new Set([
 ])
 const maxFileBytes = 512 * 1024
 
+/** Sources, declaration files (`.d.ts`: generated or ambient, no code of the project's own) and minified bundles left out. */
 const isSource = (path: string): boolean =>
-  [...sourceExtensions, ...componentExtensions].some((ext) => path.endsWith(ext)) &&
-  !path.endsWith(".d.ts") &&
-  !path.endsWith(".d.mts") &&
-  !path.endsWith(".d.cts") &&
-  !/\.min\.[cm]?js$/.test(path)
+  sourceExtensions.some((ext) => path.endsWith(ext)) &&
+  ![".d.ts", ".d.mts", ".d.cts", ".min.js", ".min.mjs", ".min.cjs"].some((ext) => path.endsWith(ext))
+
+/** Tests, stories, fixtures and mocks: `*.test.*`, `*.spec.*`, `*.stories.*`, `__tests__/`, `test/`, `fixtures/`… */
+const isTestOrStory = (path: string): boolean => {
+  const segments = path.split("/")
+  const name = segments.pop() ?? ""
+  return (
+    [".test.", ".spec.", ".stories.", ".story."].some((marker) => name.includes(marker)) ||
+    segments.some((segment) =>
+      ["__tests__", "__mocks__", "__fixtures__", "test", "tests", "e2e", "fixtures", "stories"].includes(segment)
+    )
+  )
+}
+
+/** The patterns of the .gitignore files of a directory and of the directories above it, root first. */
+const gitignorePatterns = (workspace: Workspace["Service"], dir: string) =>
+  Effect.forEach(
+    dir === "" ? [""] : ["", ...dir.split("/").map((_, i, segments) => segments.slice(0, i + 1).join("/"))],
+    (base) =>
+      workspace.read(base === "" ? ".gitignore" : `${base}/.gitignore`).pipe(
+        Effect.map((read) => (read.binary ? [] : Gitignore.parse(read.content, base))),
+        Effect.orElseSucceed(() => [])
+      )
+  ).pipe(Effect.map((patterns) => patterns.flat()))
 
 /**
  * The default and the bounds of `budget`, in estimated tokens.
@@ -162,14 +185,16 @@ export const skeleton = Tool.make("skeleton", {
         found.push({ path: start.path, size: start.size })
       } else {
         // The directory's own files and each subdirectory, the usual dependency and build directories left out.
-        // (The own files come from the listing, so a root-level file a .gitignore names is still mapped.)
+        // `list` does not read .gitignore files: the own files are checked against the patterns of the directory's
+        // .gitignore and its ancestors', with the matcher listFiles uses below.
+        const ignored = yield* gitignorePatterns(workspace, start.path)
         let cursor: string | undefined
         const subdirs: Array<string> = []
         do {
           const page = yield* mapWorkspaceError(workspace.list(start.path, { cursor, limit: 1000 }))
           for (const entry of page.entries) {
             if (entry.type === "directory" && !skippedDirs.has(entry.name)) subdirs.push(entry.path)
-            else if (entry.type === "file" && isSource(entry.path)) {
+            else if (entry.type === "file" && isSource(entry.path) && !Gitignore.decide(ignored, entry.path, false)) {
               if (found.length < maxFiles) found.push({ path: entry.path, size: entry.size })
               else scanLimited = true
             }
@@ -194,9 +219,20 @@ export const skeleton = Tool.make("skeleton", {
                 Effect.map((read): FileSkeleton | undefined =>
                   read.binary
                     ? undefined
-                    : componentExtensions.some((ext) => file.path.endsWith(ext))
-                      ? extractComponent(parse, file.path, read.content)
-                      : extract(parse, file.path, read.content)
+                    : // A syntax tree the extraction did not expect is this file's problem, reported like a parse error.
+                      Result.getOrElse(
+                        Result.try(() =>
+                          componentExtensions.some((ext) => file.path.endsWith(ext))
+                            ? extractComponent(parse, file.path, read.content)
+                            : extract(parse, file.path, read.content)
+                        ),
+                        (cause): FileSkeleton => ({
+                          path: file.path,
+                          exports: [],
+                          imports: [],
+                          error: `could not be mapped: ${cause instanceof Error ? cause.message : String(cause)}`
+                        })
+                      )
                 ),
                 Effect.catch(() =>
                   Effect.sync(() => {
@@ -207,9 +243,13 @@ export const skeleton = Tool.make("skeleton", {
               ),
         { concurrency: 16 }
       )).filter((s): s is FileSkeleton => s !== undefined)
-      // A directory's own files before its subdirectories' (src/App.tsx, then src/components/…).
+      // The code before its tests and stories (a tight budget is spent on the code first); then a directory's own
+      // files before its subdirectories' (src/App.tsx, then src/components/…).
       const dirOf = (file: string) => (file.includes("/") ? file.slice(0, file.lastIndexOf("/")) : "")
       skeletons.sort((a, b) => {
+        const ta = isTestOrStory(a.path)
+        const tb = isTestOrStory(b.path)
+        if (ta !== tb) return ta ? 1 : -1
         const da = dirOf(a.path)
         const db = dirOf(b.path)
         return da === db ? (a.path < b.path ? -1 : 1) : da < db ? -1 : 1

@@ -58,7 +58,9 @@ export const renderFile = (file: FileSkeleton, detail: Detail): string => {
           ? `${e.name} (default)`
           : e.name
     )
-    return `${file.path}: ${names.length === 0 ? "(no exports)" : names.join(", ")}${file.error !== undefined ? " (does not parse)" : ""}`
+    // A value and a type of the same name (`const Problem` and `type Problem`), or overloads, once.
+    const unique = [...new Set(names)]
+    return `${file.path}: ${unique.length === 0 ? "(no exports)" : unique.join(", ")}${file.error !== undefined ? " (does not parse)" : ""}`
   }
   const lines = [file.path]
   if (file.error !== undefined) lines.push(`  ! does not parse: ${file.error}`)
@@ -71,9 +73,11 @@ export const renderFile = (file: FileSkeleton, detail: Detail): string => {
     if (entry.kind === "reexport") {
       lines.push(`  export ${entry.signature || entry.name} from ${entry.from}`)
     } else {
-      const separator = entry.signature === "" || /^[(<]/.test(entry.signature) ? "" : " "
+      // `(params)`, `<T>(params)` and `: Type` follow the name; `= value`, `{ members }`, `extends …` after a space.
+      const first = entry.signature[0]
+      const separator = first === undefined || first === "(" || first === "<" || first === ":" ? "" : " "
       lines.push(
-        `  ${entry.kind} ${entry.name}${separator}${entry.signature}${entry.isDefault === true && entry.name !== "default" ? " (default export)" : ""}`
+        `  ${entry.kind} ${entry.name}${separator}${entry.signature}${entry.async === true ? " (async)" : ""}${entry.isDefault === true && entry.name !== "default" ? " (default export)" : ""}`
       )
     }
   }
@@ -92,13 +96,35 @@ export interface RenderedMap {
   readonly tokens: number
   readonly detail: Detail
   readonly filesShown: number
-  /** The files left out, counted by their top directories (at most two levels). */
+  /**
+   * The files left out, counted by their top directories (at most two levels): at most 40 entries, the largest, the
+   * others summed in a last entry `(other directories)` (the result's JSON is part of what the client reads).
+   */
   readonly omitted: ReadonlyArray<{ readonly path: string; readonly files: number }>
 }
 
 const dirOf = (path: string): string => {
   const parts = path.split("/")
   return parts.length <= 1 ? "." : parts.slice(0, Math.min(2, parts.length - 1)).join("/")
+}
+
+/** At most this many entries in `omitted`. */
+const maxOmitted = 40
+
+/** The files left out counted by directory, in order; past 40 directories the largest 39 and the others summed. */
+const countByDirectory = (files: ReadonlyArray<FileSkeleton>): Array<{ path: string; files: number }> => {
+  const counts = new Map<string, number>()
+  for (const file of files) counts.set(dirOf(file.path), (counts.get(dirOf(file.path)) ?? 0) + 1)
+  const counted = [...counts].map(([path, n]) => ({ path, files: n }))
+  if (counted.length <= maxOmitted) return counted
+  const kept = new Set(
+    [...counted]
+      .sort((a, b) => b.files - a.files)
+      .slice(0, maxOmitted - 1)
+      .map((o) => o.path)
+  )
+  const rest = counted.filter((o) => !kept.has(o.path)).reduce((sum, o) => sum + o.files, 0)
+  return [...counted.filter((o) => kept.has(o.path)), { path: "(other directories)", files: rest }]
 }
 
 /**
@@ -137,10 +163,8 @@ export const renderMap = (files: ReadonlyArray<FileSkeleton>, budget: number, he
     shown.push(block)
     used += cost
   }
-  const counts = new Map<string, number>()
-  for (const file of files.slice(index)) counts.set(dirOf(file.path), (counts.get(dirOf(file.path)) ?? 0) + 1)
-  const omitted = [...counts].map(([path, count]) => ({ path, files: count }))
-  // The directories that fit in the reserve, in order; the others are said to exist (`omitted` lists them all).
+  const omitted = countByDirectory(files.slice(index))
+  // The directories that fit in the reserve, in order; the others are said to exist (`omitted` has up to 40).
   const room = Math.max(0, budget - used) * 4
   const lead = `… ${files.length - index} more files`
   let tail = lead
