@@ -807,6 +807,8 @@ export const make = Effect.fnUntraced(function* (options: Options = {}) {
     /** Resume strictly after (or, when `inclusive`, at) this root-relative path. */
     readonly after: ReadonlyArray<string> | undefined
     readonly inclusive: boolean
+    /** Names of directories never entered (besides .git). */
+    readonly skip?: ReadonlySet<string> | undefined
     /** Called for each regular file in walk order; false stops the walk. */
     readonly visit: (file: {
       readonly relative: string
@@ -833,6 +835,7 @@ export const make = Effect.fnUntraced(function* (options: Options = {}) {
         const relative = relativeDir === "" ? entry.name : `${relativeDir}/${entry.name}`
         const isDirectory = entry.isDirectory()
         if (!isDirectory && !entry.isFile()) continue
+        if (isDirectory && walk.skip?.has(entry.name) === true) continue
         if (isDenied(relative, deny)) continue
         if (walk.ignore && Gitignore.decide(patterns, relative, isDirectory)) continue
         let below = after
@@ -871,7 +874,11 @@ export const make = Effect.fnUntraced(function* (options: Options = {}) {
 
   const listFiles = Effect.fnUntraced(function* (
     path: string,
-    options: { readonly cursor?: string | undefined; readonly limit?: number | undefined } = {}
+    options: {
+      readonly cursor?: string | undefined
+      readonly limit?: number | undefined
+      readonly skipDirectories?: ReadonlyArray<string> | undefined
+    } = {}
   ) {
     const limit = options.limit ?? listLimits.default
     if (!isInteger(limit, 1) || limit > listLimits.max) {
@@ -895,6 +902,7 @@ export const make = Effect.fnUntraced(function* (options: Options = {}) {
       ignore: true,
       after: after?.split("/"),
       inclusive: false,
+      skip: options.skipDirectories === undefined ? undefined : new Set(options.skipDirectories),
       visit: (file) =>
         Effect.gen(function* () {
           if (files.length === limit) {

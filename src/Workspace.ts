@@ -578,11 +578,17 @@ export class Workspace extends Context.Service<
     /**
      * The regular files under a directory, recursively, `limit` a page
      * (default 100, at most 1000): denied, `.gitignore`d, symlinked and
-     * special files left out, `.git/` never entered.
+     * special files left out, `.git/` never entered, nor any directory whose
+     * name is in `skipDirectories` (e.g. `node_modules` where no
+     * `.gitignore` says so). Pass the same `skipDirectories` with a cursor.
      */
     readonly listFiles: (
       path: string,
-      options?: { readonly cursor?: string | undefined; readonly limit?: number | undefined }
+      options?: {
+        readonly cursor?: string | undefined
+        readonly limit?: number | undefined
+        readonly skipDirectories?: ReadonlyArray<string> | undefined
+      }
     ) => Effect.Effect<FilesResult, WorkspaceError>
     /** Finds lines matching text or a regular expression; bounded (see {@link searchLimits}). */
     readonly search: (options: SearchOptions) => Effect.Effect<SearchResult, WorkspaceError>

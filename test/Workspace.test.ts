@@ -769,4 +769,23 @@ describe("listFiles", () => {
       assert.strictEqual(yield* rejection(ws.listFiles("", { limit: 0 })), "InvalidArgument")
     })
   )
+
+  it.effect("skipDirectories: directories of those names are never entered, at any depth, across pages", () =>
+    Effect.gen(function* () {
+      const ws = yield* workspace
+      const all = (yield* ws.listFiles("", { limit: 1000 })).files.map((file) => file.path)
+      assert.isTrue(all.some((path) => path.startsWith("many/")))
+      const kept = all.filter((path) => !path.split("/").slice(0, -1).includes("many"))
+      const skipped = (yield* ws.listFiles("", { limit: 1000, skipDirectories: ["many"] })).files.map((f) => f.path)
+      assert.deepStrictEqual(skipped, kept)
+      const paged: Array<string> = []
+      let cursor: string | undefined
+      do {
+        const page = yield* ws.listFiles("", { limit: 3, cursor, skipDirectories: ["many"] })
+        paged.push(...page.files.map((file) => file.path))
+        cursor = page.nextCursor
+      } while (cursor !== undefined)
+      assert.deepStrictEqual(paged, kept)
+    })
+  )
 })

@@ -5,6 +5,7 @@
  *
  * @since 0.1.0
  */
+import * as Predicate from "effect/Predicate"
 import * as Schema from "effect/Schema"
 
 /**
@@ -120,10 +121,7 @@ export interface DetectionInput {
   readonly exists: (path: string) => boolean
 }
 
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === "object" && value !== null && !Array.isArray(value)
-
-const namesOf = (value: unknown): ReadonlyArray<string> => (isRecord(value) ? Object.keys(value) : [])
+const namesOf = (value: unknown): ReadonlyArray<string> => (Predicate.isObject(value) ? Object.keys(value) : [])
 
 /**
  * The detection itself, a pure function of what is on disk: framework from
@@ -151,7 +149,7 @@ const namesOf = (value: unknown): ReadonlyArray<string> => (isRecord(value) ? Ob
  * @since 0.1.0
  */
 export const detect = (input: DetectionInput): ProjectInfo => {
-  const pkg = isRecord(input.packageJson) ? input.packageJson : {}
+  const pkg = Predicate.isObject(input.packageJson) ? input.packageJson : {}
   const dependencies = [
     ...new Set([
       ...namesOf(pkg.dependencies),
@@ -198,7 +196,7 @@ export const detect = (input: DetectionInput): ProjectInfo => {
   const testRunner: ProjectInfo["testRunner"] =
     has("vitest") || configExtensions.some((ext) => input.exists(`vitest.config.${ext}`))
       ? "vitest"
-      : has("jest") || any(jestConfigs) || isRecord(pkg.jest)
+      : has("jest") || any(jestConfigs) || Predicate.isObject(pkg.jest)
         ? "jest"
         : has("@playwright/test") || any(playwrightConfigs)
           ? "playwright"

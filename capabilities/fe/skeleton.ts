@@ -8,9 +8,8 @@
 import * as Effect from "effect/Effect"
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
-import * as Gitignore from "../../src/internal/gitignore.ts"
 import * as Tool from "../../src/Tool.ts"
-import { Workspace, type WorkspaceError } from "../../src/Workspace.ts"
+import { Workspace } from "../../src/Workspace.ts"
 import { mapWorkspaceError } from "../workspace/errors.ts"
 import { componentExtensions, extractComponent } from "./skeleton/components.ts"
 import { extract, type FileSkeleton, loadParser } from "./skeleton/extract.ts"
@@ -19,7 +18,7 @@ import { FeState } from "./state.ts"
 
 const sourceExtensions = [".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs", ...componentExtensions]
 /** Directories never mapped, even without a .gitignore that says so: dependencies, build output, caches. */
-const skippedDirs = new Set([
+const skippedDirs: ReadonlyArray<string> = [
   "node_modules",
   "dist",
   "build",
@@ -32,9 +31,8 @@ const skippedDirs = new Set([
   ".turbo",
   ".cache",
   ".vite",
-  ".vercel",
-  ".git"
-])
+  ".vercel"
+]
 const maxFileBytes = 512 * 1024
 
 /** Sources, declaration files (`.d.ts`: generated or ambient, no code of the project's own) and minified bundles left out. */
@@ -53,17 +51,6 @@ const isTestOrStory = (path: string): boolean => {
     )
   )
 }
-
-/** The patterns of the .gitignore files of a directory and of the directories above it, root first. */
-const gitignorePatterns = (workspace: Workspace["Service"], dir: string) =>
-  Effect.forEach(
-    dir === "" ? [""] : ["", ...dir.split("/").map((_, i, segments) => segments.slice(0, i + 1).join("/"))],
-    (base) =>
-      workspace.read(base === "" ? ".gitignore" : `${base}/.gitignore`).pipe(
-        Effect.map((read) => (read.binary ? [] : Gitignore.parse(read.content, base))),
-        Effect.orElseSucceed(() => [])
-      )
-  ).pipe(Effect.map((patterns) => patterns.flat()))
 
 /**
  * The default and the bounds of `budget`, in estimated tokens.
@@ -165,47 +152,23 @@ export const skeleton = Tool.make("skeleton", {
       const start = yield* mapWorkspaceError(workspace.stat(path === "" ? "." : path))
       const found: Array<{ readonly path: string; readonly size: number }> = []
       let scanLimited = false
-      const collect = (dir: string): Effect.Effect<void, WorkspaceError> =>
-        Effect.gen(function* () {
-          let cursor: string | undefined
-          do {
-            const page = yield* workspace.listFiles(dir, { cursor, limit: 1000 })
-            for (const file of page.files) {
-              if (!isSource(file.path)) continue
-              if (found.length >= maxFiles) {
-                scanLimited = true
-                return
-              }
-              found.push(file)
-            }
-            cursor = page.nextCursor
-          } while (cursor !== undefined)
-        })
-      if (start.type === "file") {
-        found.push({ path: start.path, size: start.size })
-      } else {
-        // The directory's own files and each subdirectory, the usual dependency and build directories left out.
-        // `list` does not read .gitignore files: the own files are checked against the patterns of the directory's
-        // .gitignore and its ancestors', with the matcher listFiles uses below.
-        const ignored = yield* gitignorePatterns(workspace, start.path)
-        let cursor: string | undefined
-        const subdirs: Array<string> = []
-        do {
-          const page = yield* mapWorkspaceError(workspace.list(start.path, { cursor, limit: 1000 }))
-          for (const entry of page.entries) {
-            if (entry.type === "directory" && !skippedDirs.has(entry.name)) subdirs.push(entry.path)
-            else if (entry.type === "file" && isSource(entry.path) && !Gitignore.decide(ignored, entry.path, false)) {
-              if (found.length < maxFiles) found.push({ path: entry.path, size: entry.size })
-              else scanLimited = true
-            }
+      // One walk (a file maps itself): .gitignore and the deny list as the workspace applies them, and the usual
+      // dependency and build directories never entered, at any depth, even where no .gitignore names them.
+      let cursor: string | undefined
+      do {
+        const page = yield* mapWorkspaceError(
+          workspace.listFiles(start.path, { cursor, limit: 1000, skipDirectories: skippedDirs })
+        )
+        for (const file of page.files) {
+          if (!isSource(file.path) && start.type === "directory") continue
+          if (found.length >= maxFiles) {
+            scanLimited = true
+            break
           }
-          cursor = page.nextCursor
-        } while (cursor !== undefined)
-        for (const dir of subdirs) {
-          if (scanLimited) break
-          yield* mapWorkspaceError(collect(dir))
+          found.push(file)
         }
-      }
+        cursor = scanLimited ? undefined : page.nextCursor
+      } while (cursor !== undefined)
       let skipped = 0
       const skeletons = (yield* Effect.forEach(
         found,

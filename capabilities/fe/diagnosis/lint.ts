@@ -4,6 +4,7 @@
  *
  * @since 0.1.0
  */
+import { at, lineEdit, step } from "./fix.ts"
 import type { FixStep, Rule, RuleAnswer, RuleInput } from "./model.ts"
 import {
   bracketed,
@@ -14,24 +15,6 @@ import {
   removeImportName,
   replaceAt
 } from "./source.ts"
-
-const step = (input: RuleInput, fields: Omit<FixStep, "file" | "line"> & { line?: number }): FixStep => ({
-  file: input.problem.file,
-  line: fields.line ?? input.problem.line,
-  ...fields
-})
-
-const at = (input: RuleInput) => `${input.problem.file}:${input.problem.line}`
-
-const lineEdit = (
-  input: RuleInput,
-  operation: FixStep["operation"],
-  description: string,
-  after: string | undefined
-): ReadonlyArray<FixStep> =>
-  input.line === "" || after === undefined || after === input.line
-    ? [step(input, { operation, description })]
-    : [step(input, { operation, description, before: input.line, after })]
 
 /** The names a react-hooks message lists: "missing dependency: 'a'", "dependencies: 'a', 'b', and 'c'". */
 const listedNames = (message: string, after: string): ReadonlyArray<string> => {
@@ -232,7 +215,7 @@ const biomeDependencies = (input: RuleInput): RuleAnswer => {
   }
 }
 
-/** A line that is one console call and nothing else: `console.log(x)`, `console.log(x);`. */
+/** A line that is a single call on the global logging object and nothing else (its `.log(x)`, `.warn(x);`…). */
 const isConsoleStatement = (line: string): boolean => {
   const trimmed = line.trim().replace(/;$/, "")
   const open = trimmed.indexOf("(")

@@ -5,19 +5,9 @@
  *
  * @since 0.1.0
  */
-import type { FixStep, Rule, RuleAnswer, RuleInput } from "./model.ts"
+import { at, step } from "./fix.ts"
+import type { Rule, RuleAnswer, RuleInput } from "./model.ts"
 import { bracketed, declarationLine, findLine, findWord, identifierAt } from "./source.ts"
-
-const at = (input: RuleInput) => `${input.problem.file}:${input.problem.line}`
-
-const step = (
-  input: RuleInput,
-  fields: Omit<FixStep, "file" | "line"> & { line?: number; file?: string }
-): FixStep => ({
-  file: fields.file ?? input.problem.file,
-  line: fields.line ?? input.problem.line,
-  ...fields
-})
 
 /** The function called inside expect(…) on the assertion line, e.g. "add" in expect(add(2, 3)).toBe(5). */
 const subjectOf = (line: string): { readonly call: string; readonly name: string } | undefined => {

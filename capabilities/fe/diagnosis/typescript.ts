@@ -7,6 +7,7 @@
  */
 import { builtinModules } from "node:module"
 import { installCommand } from "../project.ts"
+import { at, lineEdit, step } from "./fix.ts"
 import type { FixStep, Rule, RuleAnswer, RuleInput } from "./model.ts"
 import {
   addNamedImport,
@@ -68,26 +69,6 @@ const testNames = new Set([
 ])
 const nodeNames = new Set(["process", "Buffer", "require", "module", "__dirname", "__filename", "global"])
 
-const step = (
-  input: RuleInput,
-  fields: Omit<FixStep, "file" | "line"> & { line?: number; file?: string }
-): FixStep => ({
-  file: fields.file ?? input.problem.file,
-  line: fields.line ?? input.problem.line,
-  ...fields
-})
-
-/** A fix that rewrites the problem's line; none when the line is unknown or unchanged. */
-const lineEdit = (
-  input: RuleInput,
-  operation: FixStep["operation"],
-  description: string,
-  after: string | undefined
-): ReadonlyArray<FixStep> =>
-  input.line === "" || after === undefined || after === input.line
-    ? [step(input, { operation, description })]
-    : [step(input, { operation, description, before: input.line, after })]
-
 /** An import of `name` from `module` added to the file: into its import of the module, else as a first line. */
 const importFix = (input: RuleInput, name: string, module: string, typeOnly = false): FixStep => {
   const existing = importLineOf(input.lines, module)
@@ -112,8 +93,6 @@ const importFix = (input: RuleInput, name: string, module: string, typeOnly = fa
     after: `import ${typeOnly ? "type " : ""}{ ${name} } from ${q}${module}${q}`
   })
 }
-
-const at = (input: RuleInput) => `${input.problem.file}:${input.problem.line}`
 
 const cannotFindName = (input: RuleInput): RuleAnswer => {
   const name = input.quoted[0] ?? identifierAt(input.line, input.problem.column)

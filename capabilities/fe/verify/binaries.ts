@@ -5,6 +5,7 @@
  *
  * @since 0.1.0
  */
+import * as Predicate from "effect/Predicate"
 import * as Effect from "effect/Effect"
 import { Workspace } from "../../../src/Workspace.ts"
 import { parseJsonc } from "../jsonc.ts"
@@ -21,9 +22,6 @@ export interface Binary {
   readonly version: string
   readonly entry: string
 }
-
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === "object" && value !== null && !Array.isArray(value)
 
 /**
  * The entry file of `bin` in `node_modules/<packageName>` (a package whose
@@ -50,9 +48,9 @@ export const findBinary = (packageName: string, binName: string): Effect.Effect<
     const manifest = yield* workspace.read(`${dir}/package.json`).pipe(Effect.option)
     if (manifest._tag === "None") return undefined
     const parsed = parseJsonc(manifest.value.content)
-    if (!isRecord(parsed)) return undefined
+    if (!Predicate.isObject(parsed)) return undefined
     const bin = parsed.bin
-    const relative = typeof bin === "string" ? bin : isRecord(bin) ? bin[binName] : undefined
+    const relative = typeof bin === "string" ? bin : Predicate.isObject(bin) ? bin[binName] : undefined
     if (typeof relative !== "string") return undefined
     const resolved = yield* workspace.resolve(`${dir}/${relative.replace(/^\.\//, "")}`).pipe(Effect.option)
     if (resolved._tag === "None" || !resolved.value.exists) return undefined

@@ -6,6 +6,7 @@
  *
  * @since 0.1.0
  */
+import * as Predicate from "effect/Predicate"
 import * as NodePath from "node:path"
 import type { ProblemInput, ProblemSource } from "../problem.ts"
 
@@ -143,8 +144,6 @@ export const findJson = (output: string): unknown => {
   return undefined
 }
 
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === "object" && value !== null && !Array.isArray(value)
 const int = (value: unknown, fallback = 0): number =>
   typeof value === "number" && Number.isInteger(value) ? value : fallback
 
@@ -171,10 +170,11 @@ export const parseEslintJson = (output: string, roots: ReadonlyArray<string>): A
   if (!Array.isArray(report)) return undefined
   const problems: Array<ProblemInput> = []
   for (const result of report) {
-    if (!isRecord(result) || typeof result.filePath !== "string" || !Array.isArray(result.messages)) return undefined
+    if (!Predicate.isObject(result) || typeof result.filePath !== "string" || !Array.isArray(result.messages))
+      return undefined
     const file = relativePath(result.filePath, roots)
     for (const message of result.messages) {
-      if (!isRecord(message)) continue
+      if (!Predicate.isObject(message)) continue
       const code =
         typeof message.ruleId === "string" ? message.ruleId : message.fatal === true ? "parse-error" : "eslint"
       problems.push({
@@ -239,7 +239,7 @@ const byteToCharOffset = (text: string, byteOffset: number): number => {
 const biomeMessage = (value: unknown): string => {
   if (typeof value === "string") return value
   if (Array.isArray(value)) return value.map(biomeMessage).join("")
-  if (isRecord(value) && typeof value.content === "string") return value.content
+  if (Predicate.isObject(value) && typeof value.content === "string") return value.content
   return ""
 }
 
@@ -269,21 +269,21 @@ export const parseBiomeJson = (
   sourceOf: (file: string) => string | undefined
 ): Array<ProblemInput> | undefined => {
   const report = findJson(output)
-  if (!isRecord(report) || !Array.isArray(report.diagnostics)) return undefined
+  if (!Predicate.isObject(report) || !Array.isArray(report.diagnostics)) return undefined
   const problems: Array<ProblemInput> = []
   for (const diagnostic of report.diagnostics) {
-    if (!isRecord(diagnostic)) continue
-    const location = isRecord(diagnostic.location) ? diagnostic.location : {}
-    const pathValue = isRecord(location.path) ? location.path.file : location.path
+    if (!Predicate.isObject(diagnostic)) continue
+    const location = Predicate.isObject(diagnostic.location) ? diagnostic.location : {}
+    const pathValue = Predicate.isObject(location.path) ? location.path.file : location.path
     const file = typeof pathValue === "string" ? relativePath(pathValue, roots) : ""
     let line = 0
     let column = 0
     let end: { readonly line: number; readonly column: number } | undefined
-    if (isRecord(location.start)) {
+    if (Predicate.isObject(location.start)) {
       // Biome 2: { start: { line, column }, end: { line, column } }, 1-based.
       line = int(location.start.line)
       column = int(location.start.column)
-      if (isRecord(location.end)) end = { line: int(location.end.line), column: int(location.end.column) }
+      if (Predicate.isObject(location.end)) end = { line: int(location.end.line), column: int(location.end.column) }
     } else if (Array.isArray(location.span)) {
       // Biome 1: a span of UTF-8 byte offsets, turned into lines and columns with the file's text.
       const span = location.span
@@ -392,21 +392,21 @@ export const parseTestJson = (
   source: Extract<ProblemSource, "vitest" | "jest">
 ): { readonly problems: Array<ProblemInput>; readonly counts: TestCounts } | undefined => {
   const report = findJson(output)
-  if (!isRecord(report) || !Array.isArray(report.testResults)) return undefined
+  if (!Predicate.isObject(report) || !Array.isArray(report.testResults)) return undefined
   const problems: Array<ProblemInput> = []
   for (const result of report.testResults) {
-    if (!isRecord(result)) continue
+    if (!Predicate.isObject(result)) continue
     const absolute = typeof result.name === "string" ? result.name : ""
     const file = relativePath(absolute, roots)
     const assertions = Array.isArray(result.assertionResults) ? result.assertionResults : []
-    const failedAssertions = assertions.filter((a) => isRecord(a) && a.status === "failed")
+    const failedAssertions = assertions.filter((a) => Predicate.isObject(a) && a.status === "failed")
     for (const assertion of failedAssertions) {
-      if (!isRecord(assertion)) continue
+      if (!Predicate.isObject(assertion)) continue
       const failures = Array.isArray(assertion.failureMessages)
         ? assertion.failureMessages.filter((m): m is string => typeof m === "string")
         : []
       const first = failures[0] ?? ""
-      const location = isRecord(assertion.location) ? assertion.location : undefined
+      const location = Predicate.isObject(assertion.location) ? assertion.location : undefined
       const frame = frameIn(first.replace(ansi, ""), absolute)
       const message = messageOf(first) || "The test failed without a message."
       const titles = Array.isArray(assertion.ancestorTitles)
