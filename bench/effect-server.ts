@@ -107,7 +107,7 @@ const http = Effect.gen(function* () {
   return yield* Effect.gen(function* () {
     const { url } = yield* HttpTransport.Listener
     yield* Effect.sync(() => process.stdout.write(`${url}\n`))
-    return yield* HttpTransport.serve(McpServer.serve())
+    return yield* HttpTransport.serve(McpServer.make())
   }).pipe(
     Effect.provide(
       Layer.mergeAll(HttpTransport.layerServer({ port: 0 }), BenchCapability).pipe(Layer.provideMerge(Kernel.layer()))

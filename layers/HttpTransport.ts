@@ -74,18 +74,21 @@ import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
 import * as FiberSet from "effect/FiberSet"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import * as Queue from "effect/Queue"
 import * as Schema from "effect/Schema"
+import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import { isUtf8 } from "node:buffer"
 import type * as Http from "node:http"
 import type { AddressInfo } from "node:net"
-import { Executor, make as makeExecutor } from "../src/Executor.ts"
 import { classify, type Incoming, isNotJson, parseJson } from "../src/internal/jsonRpc.ts"
+import * as Meta from "../src/internal/meta.ts"
 import type { RequestId } from "../src/McpSchema.ts"
-import * as Policy from "../src/Policy.ts"
+import * as McpServer from "../src/McpServer.ts"
 import * as ProtocolVersion from "../src/ProtocolVersion.ts"
 import { ServerConfig } from "../src/ServerConfig.ts"
 import { type Frame, Transport } from "../src/Transport.ts"
@@ -419,6 +422,9 @@ const json = (response: Http.ServerResponse, body: string, headers: Record<strin
   respond(response, 200, { "content-type": "application/json", ...headers }, body)
 
 const eventStreamHeaders = { "content-type": "text/event-stream", "cache-control": "no-cache" }
+// A stateless request's stream: proxies must not buffer it (nginx reads X-Accel-Buffering).
+const statelessStreamHeaders = { ...eventStreamHeaders, "x-accel-buffering": "no" }
+const keepAliveComment = ":\n\n"
 
 /** Starts an SSE response; the connection writes its events. */
 const openEventStream = (response: Http.ServerResponse): Connection => {
@@ -474,11 +480,17 @@ const decoder = new TextDecoder()
 
 /**
  * Serves MCP over Streamable HTTP on the {@link Listener} in context (see
- * {@link layerServer}), running `session` (usually `McpServer.serve()`) once
- * per MCP session with that session's {@link Transport} and the server-wide
- * executor provided. Runs until interrupted; then every session ends and
- * drains (`ServerConfig.shutdownGraceMs`) before it returns, and the
- * connections still open get what their sessions owed them.
+ * {@link layerServer}), with the server `make` builds (`McpServer.make()`):
+ * a legacy client's session (`initialize`, `Mcp-Session-Id`) runs the
+ * server's `connection` with that session's {@link Transport}; a request of
+ * protocol 2026-07-28 (it names its version in `_meta`, or comes without a
+ * session) is served by the server's `request`, its routing headers checked
+ * against its body, answered with JSON or, when something goes out before
+ * the response, a stream of its own. Both share the server's executor, so
+ * the execution policy's limits are server-wide. Runs until interrupted;
+ * then listen streams end with their result, every session ends and drains
+ * (`ServerConfig.shutdownGraceMs`) before it returns, and the connections
+ * still open get what their sessions owed them.
  *
  * **Example**
  *
@@ -490,7 +502,7 @@ const decoder = new TextDecoder()
  * import * as McpServer from "effect-mcp-runtime/McpServer"
  * import * as HttpTransport from "effect-mcp-runtime/layers/HttpTransport"
  *
- * HttpTransport.serve(McpServer.serve()).pipe(
+ * HttpTransport.serve(McpServer.make()).pipe(
  *   Effect.provide(Layer.mergeAll(HttpTransport.layerServer({ port: 3000 }), Kernel.layer())),
  *   NodeRuntime.runMain
  * )
@@ -499,16 +511,16 @@ const decoder = new TextDecoder()
  * @category running
  * @since 0.1.0
  */
-export const serve = <E, R>(
-  session: Effect.Effect<void, E, R>,
+export const serve = <R>(
+  make: Effect.Effect<McpServer.Server, never, R>,
   options: Options = {}
-): Effect.Effect<never, never, Listener | Exclude<R, Transport | Executor>> =>
+): Effect.Effect<never, never, Listener | Exclude<R, Scope.Scope>> =>
   Effect.scoped(
     Effect.gen(function* () {
       const { address, server } = yield* Listener
       const config = yield* ServerConfig
       const clock = yield* Clock.Clock
-      const executor = yield* makeExecutor(yield* Policy.Policy)
+      const built = yield* make
       const path = options.path ?? defaults.path
       const allowedOrigins = options.allowedOrigins ?? defaults.allowedOrigins
       const maxSessions = options.maxSessions ?? defaults.maxSessions
@@ -546,7 +558,7 @@ export const serve = <E, R>(
       let closing = false
 
       const sessionFibers = yield* FiberSet.make()
-      const runSession = yield* FiberSet.runtime(sessionFibers)<Exclude<R, Transport | Executor>>()
+      const runSession = yield* FiberSet.runtime(sessionFibers)<never>()
       const backgroundFibers = yield* FiberSet.make()
       const runBackground = yield* FiberSet.runtime(backgroundFibers)<never>()
       const schedule = yield* makeSchedule
@@ -684,6 +696,87 @@ export const serve = <E, R>(
           Effect.flatMap((decision) => answerWith(owner, response, decision))
         )
 
+      // -- stateless requests (2026-07-28) ------------------------------------------
+
+      // Whether a message is served without a session: it names its protocol version in
+      // `_meta`, or, without a session header, it is anything but a legacy client's
+      // (initialize, or a request that says it speaks a legacy version).
+      const isStateless = (request: Http.IncomingMessage, message: Incoming): boolean => {
+        if (message._tag === "Request" || message._tag === "Notification") {
+          if (Meta.namesVersion(message.params)) return true
+          if (message._tag === "Request" && message.method === "initialize") return false
+        }
+        if (header(request, "mcp-session-id") !== undefined) return false
+        const version = header(request, "mcp-protocol-version")
+        return version === undefined || !ProtocolVersion.isLegacy(version)
+      }
+
+      // The POSTs of stateless requests not answered yet: at a keep-alive tick, one that
+      // waited long becomes a stream (so that it is not silent for long), and open
+      // streams get a comment.
+      interface Pending {
+        readonly response: Http.ServerResponse
+        readonly openedAt: number
+        sse: boolean
+      }
+      const pending = new Set<Pending>()
+      const statelessFibers = new Set<Fiber.Fiber<unknown, unknown>>()
+      const startStream = (exchange: Pending) => {
+        if (exchange.sse || exchange.response.headersSent || exchange.response.destroyed) return
+        exchange.response.writeHead(200, statelessStreamHeaders)
+        exchange.response.flushHeaders()
+        exchange.sse = true
+      }
+      const keepAliveStateless = () => {
+        const at = now()
+        for (const exchange of pending) {
+          if (!exchange.sse && at - exchange.openedAt < keepAliveMs / 2) continue
+          startStream(exchange)
+          if (!exchange.response.writableEnded && !exchange.response.destroyed)
+            exchange.response.write(keepAliveComment)
+        }
+      }
+      const statusOf = { ok: 200, bad_request: 400, not_found: 404 } as const
+
+      const statelessRequest = (
+        request: Http.IncomingMessage,
+        response: Http.ServerResponse,
+        message: Incoming & { readonly _tag: "Request" },
+        bytesIn: number
+      ): Effect.Effect<void> =>
+        Effect.withFiber((fiber) => {
+          const exchange: Pending = { response, openedAt: now(), sse: false }
+          pending.add(exchange)
+          statelessFibers.add(fiber)
+          // Whatever the request sends before its response makes the answer a stream.
+          const write = (line: string) => {
+            startStream(exchange)
+            if (!response.writableEnded && !response.destroyed) response.write(`event: message\ndata: ${line}\n\n`)
+          }
+          return built
+            .request(
+              { id: message.id, method: message.method, params: message.params, bytesIn },
+              { send: (line) => Effect.sync(() => write(line)), headers: (name) => header(request, name) }
+            )
+            .pipe(
+              Effect.flatMap((answer) => {
+                if (!exchange.sse) {
+                  return respond(response, statusOf[answer.status], { "content-type": "application/json" }, answer.line)
+                }
+                return Effect.sync(() => {
+                  write(answer.line)
+                  if (!response.writableEnded) response.end()
+                })
+              }),
+              Effect.ensuring(
+                Effect.sync(() => {
+                  pending.delete(exchange)
+                  statelessFibers.delete(fiber)
+                })
+              )
+            )
+        })
+
       // -- POST -------------------------------------------------------------------
 
       const initialize = Effect.fnUntraced(function* (
@@ -705,9 +798,8 @@ export const serve = <E, R>(
           detach: (related) => Effect.sync(() => owner.detach(related))
         })
         runSession(
-          session.pipe(
+          built.connection.pipe(
             Effect.provideService(Transport, transport),
-            Effect.provideService(Executor, executor),
             // The core's lines (one per request) name the session too.
             Effect.annotateLogs("session", owner.label),
             Effect.catchCause((cause) =>
@@ -728,7 +820,7 @@ export const serve = <E, R>(
                 })
               )
             )
-          ) as Effect.Effect<void, never, Exclude<R, Transport | Executor>>
+          )
         )
         const exchange = owner.open([id], false)
         owner.offer(frame)
@@ -805,6 +897,35 @@ export const serve = <E, R>(
         const requests = messages.filter((message) => message._tag === "Request")
         const frame: Frame = { _tag: "Message", text, bytes: bytes.length, parsed: value }
 
+        // A message of protocol 2026-07-28 carries its own context: served without a session.
+        if (!batch && isStateless(request, messages[0]!)) {
+          const message = messages[0]!
+          if (message._tag === "Request") return yield* statelessRequest(request, response, message, bytes.length)
+          if (message._tag === "Notification") return yield* respond(response, 202, {})
+          return yield* reject(
+            request,
+            response,
+            400,
+            "Invalid Request: protocol 2026-07-28 clients send no responses (the server sends no requests)",
+            { code: -32600 }
+          )
+        }
+        if (
+          batch &&
+          messages.some(
+            (message) =>
+              (message._tag === "Request" || message._tag === "Notification") && Meta.namesVersion(message.params)
+          )
+        ) {
+          return yield* reject(
+            request,
+            response,
+            400,
+            "Invalid Request: protocol 2026-07-28 has no JSON-RPC batches; send one message per POST",
+            { code: -32600 }
+          )
+        }
+
         if (requests.some((message) => message.method === "initialize")) {
           if (batch) {
             return yield* reject(request, response, 400, "Invalid Request: initialize must not be part of a batch", {
@@ -876,7 +997,19 @@ export const serve = <E, R>(
 
       // -- GET and DELETE ---------------------------------------------------------
 
+      // Without a session, the endpoint speaks 2026-07-28, which is POST only.
+      const sessionless = (request: Http.IncomingMessage, response: Http.ServerResponse) =>
+        reject(
+          request,
+          response,
+          405,
+          `Method Not Allowed: ${request.method} needs a session (Mcp-Session-Id, from initialize); ` +
+            `without one, protocol 2026-07-28 sends every message with POST`,
+          { headers: { allow: "POST" } }
+        )
+
       const get = Effect.fnUntraced(function* (request: Http.IncomingMessage, response: Http.ServerResponse) {
+        if (header(request, "mcp-session-id") === undefined) return yield* sessionless(request, response)
         if (!accepts(header(request, "accept"), "text/event-stream")) {
           return yield* reject(request, response, 406, "Not Acceptable: Accept must list text/event-stream")
         }
@@ -919,6 +1052,7 @@ export const serve = <E, R>(
       })
 
       const remove = Effect.fnUntraced(function* (request: Http.IncomingMessage, response: Http.ServerResponse) {
+        if (header(request, "mcp-session-id") === undefined) return yield* sessionless(request, response)
         const owner = sessionOf(request, response)
         if (!(owner instanceof HttpSession)) return yield* owner
         yield* owner.end("deleted")
@@ -995,6 +1129,7 @@ export const serve = <E, R>(
               Effect.sleep(keepAliveMs),
               Effect.sync(() => {
                 for (const owner of live) owner.keepAlive()
+                keepAliveStateless()
               })
             )
           )
@@ -1011,6 +1146,19 @@ export const serve = <E, R>(
             grace_ms: config.shutdownGraceMs
           })
           for (const owner of [...live]) yield* owner.end("shutdown")
+          // Stateless requests: listen streams end with their result; the rest get the grace period.
+          yield* built.close
+          const running = [...statelessFibers]
+          if (running.length > 0) {
+            const done = yield* Effect.timeoutOption(Fiber.awaitAll(running), config.shutdownGraceMs)
+            if (Option.isNone(done)) {
+              yield* Effect.logWarning("shutdown grace period elapsed; interrupting stateless requests", {
+                in_flight: running.length,
+                grace_ms: config.shutdownGraceMs
+              })
+              yield* Effect.timeoutOption(Fiber.interruptAll(running), McpServer.interruptWaitMs)
+            }
+          }
           yield* FiberSet.awaitEmpty(sessionFibers)
         })
       )

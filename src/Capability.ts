@@ -40,6 +40,7 @@ import { type CapabilityInfo, Kernel, type KernelError } from "./Kernel.ts"
 import type { Progress } from "./Progress.ts"
 import type { RequestContext } from "./RequestContext.ts"
 import type { Session } from "./Session.ts"
+import type * as Extension from "./Extension.ts"
 import type * as Prompt from "./Prompt.ts"
 import type * as Resource from "./Resource.ts"
 import type * as Tool from "./Tool.ts"
@@ -66,6 +67,8 @@ export interface Contents<R> {
   readonly tools?: ReadonlyArray<Tool.Handled<R>> | undefined
   readonly prompts?: ReadonlyArray<Prompt.Handled<R>> | undefined
   readonly resources?: ReadonlyArray<Resource.Handled<R>> | undefined
+  /** Protocol extensions (2026-07-28): methods and the settings advertised for them. */
+  readonly extensions?: ReadonlyArray<Extension.Extension<R>> | undefined
 }
 
 /**
@@ -99,6 +102,11 @@ export type Requirements<C> =
       : never)
   | (C extends { readonly resources?: ReadonlyArray<infer H> | undefined }
       ? H extends Resource.Handled<infer R>
+        ? R
+        : never
+      : never)
+  | (C extends { readonly extensions?: ReadonlyArray<infer X> | undefined }
+      ? X extends Extension.Extension<infer R>
         ? R
         : never
       : never)
@@ -167,7 +175,8 @@ export const make = <C extends Contents<any>, E = never, RB = never>(
         contents.tools ?? [],
         context as Context.Context<any>,
         contents.prompts ?? [],
-        contents.resources ?? []
+        contents.resources ?? [],
+        contents.extensions ?? []
       )
     })
   )

@@ -15,6 +15,13 @@
  * provides it. `Elicitation`, `Sampling` and `Roots` build on it and check the
  * client's capabilities first.
  *
+ * Under protocol 2026-07-28 the server sends no requests: a request to the
+ * client made while serving `tools/call`, `prompts/get` or `resources/read`
+ * ends the round with an input-required result that carries it, and the
+ * client's retry brings the answer (see `docs/adr/0003-input-required-rounds.md`).
+ * The handler is run again from the start on the retry, and gets the answer
+ * where it asked. The same handler code serves both eras.
+ *
  * **Example**
  *
  * ```ts
@@ -27,7 +34,7 @@
  * @since 0.1.0
  */
 import * as Context from "effect/Context"
-import type * as Effect from "effect/Effect"
+import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import type * as Stream from "effect/Stream"
 import type { ClientCapabilities } from "./McpSchema.ts"
@@ -155,3 +162,52 @@ export class Client extends Context.Service<
     readonly pending: () => number
   }
 >()("effect-mcp-runtime/Client") {}
+
+/**
+ * The key an input request is filed under in a 2026-07-28 input-required
+ * result (`inputRequests`), when the handler chose one with {@link inputKey};
+ * otherwise the runtime derives it from the request (its method and a hash
+ * of its parameters), which stays the same when the handler runs again.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import * as Effect from "effect/Effect"
+ * import { InputKey } from "effect-mcp-runtime/Client"
+ *
+ * const chosen = Effect.service(InputKey) // Effect<string | undefined>
+ * ```
+ *
+ * @category references
+ * @since 0.2.0
+ */
+export const InputKey = Context.Reference<string | undefined>("effect-mcp-runtime/Client/InputKey", {
+  defaultValue: () => undefined
+})
+
+/**
+ * Files the request to the client made by `effect` under `key` in a
+ * 2026-07-28 input-required result, so the client (and its logs) see a
+ * meaningful name. Earlier revisions send requests to the client and ignore
+ * it. Keys must be unique within one request's rounds.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import * as Effect from "effect/Effect"
+ * import * as Schema from "effect/Schema"
+ * import * as Client from "effect-mcp-runtime/Client"
+ * import * as Elicitation from "effect-mcp-runtime/Elicitation"
+ *
+ * const askName = Elicitation.form("What is your name?", Schema.Struct({ name: Schema.String })).pipe(
+ *   Client.inputKey("user_name")
+ * )
+ * ```
+ *
+ * @category combinators
+ * @since 0.2.0
+ */
+export const inputKey =
+  (key: string) =>
+  <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+    Effect.provideService(effect, InputKey, key)

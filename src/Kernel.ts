@@ -31,7 +31,9 @@ import {
   type ListedPage,
   schemeOf
 } from "./internal/compileResource.ts"
-import { compileTool, type CompiledTool, SchemaProblem } from "./internal/compileTool.ts"
+import { capabilityOverlay, compileTool, type CompiledTool, SchemaProblem } from "./internal/compileTool.ts"
+import * as Extension from "./Extension.ts"
+import type * as Method from "./Method.ts"
 import { InvalidParams, type McpError } from "./McpError.ts"
 import * as Policy from "./Policy.ts"
 import { type Era, eraOf, type ProtocolVersion } from "./ProtocolVersion.ts"
@@ -443,6 +445,82 @@ export class SchemeTaken extends Schema.TaggedError<SchemeTaken>()("SchemeTaken"
 }
 
 /**
+ * An extension a capability contributes cannot be served: its identifier is
+ * not `<prefix>/<name>`, or it has a method of the core protocol.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import { InvalidExtension } from "effect-mcp-runtime/Kernel"
+ *
+ * new InvalidExtension({ capability: "skills", extension: "skills", reason: "its id has no prefix" }).message
+ * ```
+ *
+ * @category errors
+ * @since 0.2.0
+ */
+export class InvalidExtension extends Schema.TaggedError<InvalidExtension>()("InvalidExtension", {
+  capability: Schema.String,
+  extension: Schema.String,
+  reason: Schema.String
+}) {
+  override get message(): string {
+    return `Extension "${this.extension}" of capability "${this.capability}" cannot be served: ${this.reason}`
+  }
+}
+
+/**
+ * Two capabilities contribute the same extension, or two extensions serve
+ * the same method.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import { DuplicateExtension } from "effect-mcp-runtime/Kernel"
+ *
+ * new DuplicateExtension({ what: "method skills/list", first: "skills", second: "docs" }).message
+ * ```
+ *
+ * @category errors
+ * @since 0.2.0
+ */
+export class DuplicateExtension extends Schema.TaggedError<DuplicateExtension>()("DuplicateExtension", {
+  what: Schema.String,
+  first: Schema.String,
+  second: Schema.String
+}) {
+  override get message(): string {
+    return `The ${this.what} is contributed by capability "${this.first}" and again by "${this.second}"`
+  }
+}
+
+/**
+ * An alias the kernel was built with cannot be published: it is taken by a
+ * public name or another alias, or (checked with `Kernel.unusedAliases`) its
+ * target was never registered.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import { InvalidAlias } from "effect-mcp-runtime/Kernel"
+ *
+ * new InvalidAlias({ alias: "greet", target: "tasks_greet", reason: "greet is already a public name" }).message
+ * ```
+ *
+ * @category errors
+ * @since 0.2.0
+ */
+export class InvalidAlias extends Schema.TaggedError<InvalidAlias>()("InvalidAlias", {
+  alias: Schema.String,
+  target: Schema.String,
+  reason: Schema.String
+}) {
+  override get message(): string {
+    return `The alias "${this.alias}" for "${this.target}" cannot be published: ${this.reason}`
+  }
+}
+
+/**
  * Every registration failure.
  *
  * **Example**
@@ -467,6 +545,9 @@ export type KernelError =
   | InvalidLimits
   | InvalidResource
   | SchemeTaken
+  | InvalidExtension
+  | DuplicateExtension
+  | InvalidAlias
 
 // -----------------------------------------------------------------------------
 // service
@@ -499,8 +580,18 @@ export class Kernel extends Context.Service<
       tools: ReadonlyArray<Tool.Handled<any>>,
       context: Context.Context<any>,
       prompts?: ReadonlyArray<Prompt.Handled<any>>,
-      resources?: ReadonlyArray<Resource.Handled<any>>
+      resources?: ReadonlyArray<Resource.Handled<any>>,
+      extensions?: ReadonlyArray<Extension.Extension<any>>
     ) => Effect.Effect<void, KernelError>
+    /** The method an extension serves by that name (2026-07-28 requests only). */
+    readonly extensionMethod: (method: string) => Method.Request | undefined
+    /** The registered extensions and their settings, as `server/discover` advertises them. */
+    readonly extensions: () => ReadonlyArray<{
+      readonly id: string
+      readonly settings: { readonly [key: string]: unknown }
+    }>
+    /** The aliases the kernel was built with whose target no capability registered. */
+    readonly unusedAliases: () => ReadonlyArray<InvalidAlias>
     /** Registers a tool at run time under `app_<name>`. */
     readonly registerDynamic: (tool: Tool.Handled<never>) => Effect.Effect<string, KernelError>
     /** Registers a prompt at run time under `app_<name>`. */
@@ -585,6 +676,15 @@ export class Kernel extends Context.Service<
 export interface Options {
   /** Entries per `tools/list` and `prompts/list` page (default 1000). */
   readonly pageSize?: number | undefined
+  /**
+   * Tools published under another name, alias → public name: the tool
+   * `tasks_greet` listed and called as `greet`. The operator's choice at the
+   * composition root (the conformance fixtures use it for the names the
+   * suite expects); capabilities cannot alias. An alias is checked like any
+   * public name: it may not be taken by a tool or another alias, and dynamic
+   * registrations cannot take it. See `docs/adr/0004-conformance-fixture-names.md`.
+   */
+  readonly aliases?: Readonly<Record<string, string>> | undefined
 }
 
 // A cursor names its list ("o" for tools, "p" for prompts, "r" for resources,
@@ -645,6 +745,14 @@ type GuardListing<R> = (
  */
 export const make = Effect.fnUntraced(function* (options: Options = {}) {
   const pageSize = Math.max(1, options.pageSize ?? 1000)
+  // alias → public name, and public name → alias.
+  const aliasTargets = new Map(Object.entries(options.aliases ?? {}))
+  const aliases = new Map([...aliasTargets].map(([alias, target]) => [target, alias] as const))
+  const extensionsById = new Map<
+    string,
+    { readonly capability: string; readonly settings: { readonly [key: string]: unknown } }
+  >()
+  const extensionMethods = new Map<string, { readonly capability: string; readonly method: Method.Request }>()
   const tools = new Map<string, CompiledTool>()
   const order: Array<string> = []
   const summaries: Array<CapabilitySummary> = []
@@ -871,7 +979,16 @@ export const make = Effect.fnUntraced(function* (options: Options = {}) {
         return new DuplicateName({ toolName: publicName, first: capability, second: capability })
       }
       seen.add(publicName)
-      const existing = tools.get(publicName)
+      // A name another tool is published under (its alias) is taken too.
+      const aliased = aliasTargets.get(publicName)
+      if (aliased !== undefined) {
+        return new InvalidAlias({
+          alias: publicName,
+          target: aliased,
+          reason: `${publicName} is a public name of ${capability}`
+        })
+      }
+      const existing = tools.get(publicName) ?? tools.get(aliases.get(publicName) ?? publicName)
       if (existing !== undefined) {
         return capability === dynamicId && existing.capability !== dynamicId
           ? new DynamicShadow({ toolName: publicName, owner: existing.capability })
@@ -891,7 +1008,7 @@ export const make = Effect.fnUntraced(function* (options: Options = {}) {
             ).map((problem) => `Capability.make option ${problem}`))
       ]
       if (limitProblems.length > 0) return new InvalidLimits({ toolName: publicName, reason: limitProblems.join("; ") })
-      const result = compileTool(handled, publicName, capability, context, capabilityLimits)
+      const result = compileTool(handled, aliases.get(publicName) ?? publicName, capability, context, capabilityLimits)
       if (result instanceof SchemaProblem) {
         return new InvalidToolSchema({ toolName: publicName, reason: result.reason })
       }
@@ -906,26 +1023,79 @@ export const make = Effect.fnUntraced(function* (options: Options = {}) {
     return compiled
   }
 
+  // Checks a capability's extensions and wraps their methods to run with the
+  // capability's services (nothing is committed here).
+  const checkExtensions = (
+    capability: string,
+    list: ReadonlyArray<Extension.Extension<any>>,
+    context: Context.Context<any>
+  ): Array<{ readonly extension: Extension.Extension<any>; readonly methods: Array<Method.Request> }> | KernelError => {
+    const checked: Array<{ readonly extension: Extension.Extension<any>; readonly methods: Array<Method.Request> }> = []
+    const ids = new Set<string>()
+    const names = new Set<string>()
+    const overlay = capabilityOverlay(context)
+    for (const extension of list) {
+      if (!Extension.idPattern.test(extension.id)) {
+        return new InvalidExtension({
+          capability,
+          extension: extension.id,
+          reason: "its identifier is not <prefix>/<name> with a prefix of dot-separated labels (io.example/name)"
+        })
+      }
+      const owner = ids.has(extension.id) ? capability : extensionsById.get(extension.id)?.capability
+      if (owner !== undefined) {
+        return new DuplicateExtension({ what: `extension ${extension.id}`, first: owner, second: capability })
+      }
+      ids.add(extension.id)
+      const methods: Array<Method.Request> = []
+      for (const method of extension.methods) {
+        if (Extension.coreMethods.has(method.name)) {
+          return new InvalidExtension({
+            capability,
+            extension: extension.id,
+            reason: `${method.name} is a method of the core protocol`
+          })
+        }
+        const taken = names.has(method.name) ? capability : extensionMethods.get(method.name)?.capability
+        if (taken !== undefined) {
+          return new DuplicateExtension({ what: `method ${method.name}`, first: taken, second: capability })
+        }
+        names.add(method.name)
+        const handler = method.handler
+        methods.push({ ...method, handler: (params) => Effect.updateContext(handler(params), overlay) })
+      }
+      checked.push({ extension, methods })
+    }
+    return checked
+  }
+
   const registerCapability = (
     info: CapabilityInfo,
     list: ReadonlyArray<Tool.Handled<any>>,
     context: Context.Context<any>,
     promptList: ReadonlyArray<Prompt.Handled<any>> = [],
-    resourceList: ReadonlyArray<Resource.Handled<any>> = []
+    resourceList: ReadonlyArray<Resource.Handled<any>> = [],
+    extensionList: ReadonlyArray<Extension.Extension<any>> = []
   ): Effect.Effect<void, KernelError> =>
     Effect.suspend((): Effect.Effect<void, KernelError> => {
       if (info.id === dynamicId) return Effect.fail(new ReservedCapabilityId({ id: info.id }))
       if (!idPattern.test(info.id)) return Effect.fail(new InvalidCapabilityId({ id: info.id }))
-      // Prompts are checked first: `register` commits the tools, and a
-      // capability registers everything or nothing.
+      // Prompts, resources and extensions are checked first: `register` commits
+      // the tools, and a capability registers everything or nothing.
       const compiledPrompts = checkPrompts(info.id, promptList, context)
       if (!Array.isArray(compiledPrompts)) return Effect.fail(compiledPrompts)
       const compiledResources = checkResources(info.id, resourceList, context)
       if (!Array.isArray(compiledResources)) return Effect.fail(compiledResources)
+      const checkedExtensions = checkExtensions(info.id, extensionList, context)
+      if (!Array.isArray(checkedExtensions)) return Effect.fail(checkedExtensions)
       const result = register(info.id, list, context, info)
       if (!Array.isArray(result)) return Effect.fail(result)
       commitPrompts(info.id, compiledPrompts)
       commitResources(info.id, compiledResources)
+      for (const { extension, methods } of checkedExtensions) {
+        extensionsById.set(extension.id, { capability: info.id, settings: extension.settings })
+        for (const method of methods) extensionMethods.set(method.name, { capability: info.id, method })
+      }
       invalidate()
       summaries.push({
         ...info,
@@ -1100,6 +1270,12 @@ export const make = Effect.fnUntraced(function* (options: Options = {}) {
 
   return Kernel.of({
     registerCapability,
+    extensionMethod: (method) => extensionMethods.get(method)?.method,
+    extensions: () => [...extensionsById].map(([id, { settings }]) => ({ id, settings })),
+    unusedAliases: () =>
+      [...aliasTargets]
+        .filter(([alias]) => !tools.has(alias))
+        .map(([alias, target]) => new InvalidAlias({ alias, target, reason: `no capability registered ${target}` })),
     registerDynamic,
     registerDynamicPrompt,
     registerDynamicResource,

@@ -182,6 +182,93 @@ export class RequestFailed extends Schema.TaggedError<RequestFailed>()("RequestF
 }
 
 /**
+ * A Streamable HTTP routing header (`MCP-Protocol-Version`, `Mcp-Method`,
+ * `Mcp-Name`, `Mcp-Param-*`) is missing, malformed, or does not match the
+ * request body (−32020, MCP 2026-07-28; answered with HTTP 400).
+ *
+ * **Example**
+ *
+ * ```ts
+ * import { HeaderMismatch } from "effect-mcp-runtime/McpError"
+ *
+ * new HeaderMismatch({ message: "Header mismatch: Mcp-Name is 'a', the body names 'b'" }).code // => -32020
+ * ```
+ *
+ * @category errors
+ * @since 0.2.0
+ */
+export class HeaderMismatch extends Schema.TaggedError<HeaderMismatch>()("HeaderMismatch", {
+  message: Schema.String,
+  data: Schema.optionalKey(Schema.Unknown)
+}) {
+  /** @since 0.2.0 */
+  readonly code = ErrorCode.HeaderMismatch
+}
+
+/**
+ * Serving the request needs a capability the client did not declare in the
+ * request's `io.modelcontextprotocol/clientCapabilities` (−32021, MCP
+ * 2026-07-28; HTTP 400). `requiredCapabilities` is a `ClientCapabilities`
+ * object naming what is missing, such as `{ sampling: {} }`.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import { MissingRequiredClientCapability } from "effect-mcp-runtime/McpError"
+ *
+ * new MissingRequiredClientCapability({
+ *   message: "This tool asks the client's model: declare the sampling capability",
+ *   requiredCapabilities: { sampling: {} }
+ * }).code // => -32021
+ * ```
+ *
+ * @category errors
+ * @since 0.2.0
+ */
+export class MissingRequiredClientCapability extends Schema.TaggedError<MissingRequiredClientCapability>()(
+  "MissingRequiredClientCapability",
+  {
+    message: Schema.String,
+    requiredCapabilities: Schema.Record(Schema.String, Schema.Unknown)
+  }
+) {
+  /** @since 0.2.0 */
+  readonly code = ErrorCode.MissingRequiredClientCapability
+}
+
+/**
+ * The request names a protocol version the server does not implement
+ * (−32022, MCP 2026-07-28; HTTP 400). `supported` lists the versions it
+ * does, `requested` echoes the one asked for.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import { UnsupportedProtocolVersion } from "effect-mcp-runtime/McpError"
+ *
+ * new UnsupportedProtocolVersion({
+ *   message: "Unsupported protocol version 1999-01-01",
+ *   supported: ["2026-07-28"],
+ *   requested: "1999-01-01"
+ * }).code // => -32022
+ * ```
+ *
+ * @category errors
+ * @since 0.2.0
+ */
+export class UnsupportedProtocolVersion extends Schema.TaggedError<UnsupportedProtocolVersion>()(
+  "UnsupportedProtocolVersion",
+  {
+    message: Schema.String,
+    supported: Schema.Array(Schema.String),
+    requested: Schema.Unknown
+  }
+) {
+  /** @since 0.2.0 */
+  readonly code = ErrorCode.UnsupportedProtocolVersion
+}
+
+/**
  * Every protocol error, as a Schema.
  *
  * **Example**
@@ -203,7 +290,10 @@ export const McpError = Schema.Union([
   InvalidParams,
   InternalError,
   ResourceNotFound,
-  RequestFailed
+  RequestFailed,
+  HeaderMismatch,
+  MissingRequiredClientCapability,
+  UnsupportedProtocolVersion
 ])
 
 /**
@@ -243,6 +333,7 @@ export const toJsonRpcError = (error: McpError): JsonRpcErrorObject => {
     case "InvalidRequest":
     case "InvalidParams":
     case "RequestFailed":
+    case "HeaderMismatch":
       return error.data === undefined
         ? { code: error.code, message: error.message }
         : { code: error.code, message: error.message, data: error.data }
@@ -254,6 +345,14 @@ export const toJsonRpcError = (error: McpError): JsonRpcErrorObject => {
       return { code: error.code, message: error.message }
     case "ResourceNotFound":
       return { code: error.code, message: error.message, data: { uri: error.uri } }
+    case "MissingRequiredClientCapability":
+      return { code: error.code, message: error.message, data: { requiredCapabilities: error.requiredCapabilities } }
+    case "UnsupportedProtocolVersion":
+      return {
+        code: error.code,
+        message: error.message,
+        data: { supported: error.supported, requested: error.requested }
+      }
   }
 }
 
@@ -283,4 +382,7 @@ export const isMcpError = (u: unknown): u is McpError =>
     u._tag === "InvalidParams" ||
     u._tag === "InternalError" ||
     u._tag === "ResourceNotFound" ||
-    u._tag === "RequestFailed")
+    u._tag === "RequestFailed" ||
+    u._tag === "HeaderMismatch" ||
+    u._tag === "MissingRequiredClientCapability" ||
+    u._tag === "UnsupportedProtocolVersion")

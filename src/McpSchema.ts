@@ -278,8 +278,17 @@ export const ErrorCode = {
   MethodNotFound: -32601,
   InvalidParams: -32602,
   InternalError: -32603,
-  /** MCP: the resource a `resources/read` or `resources/subscribe` names does not exist. */
-  ResourceNotFound: -32002
+  /**
+   * MCP 2024-11-05 … 2025-11-25: the resource a `resources/read` or
+   * `resources/subscribe` names does not exist (2026-07-28 answers −32602).
+   */
+  ResourceNotFound: -32002,
+  /** MCP 2026-07-28: an HTTP routing header is missing or does not match the body. */
+  HeaderMismatch: -32020,
+  /** MCP 2026-07-28: serving the request needs a capability the client did not declare. */
+  MissingRequiredClientCapability: -32021,
+  /** MCP 2026-07-28: the request's protocol version is not one the server implements. */
+  UnsupportedProtocolVersion: -32022
 } as const
 
 // -----------------------------------------------------------------------------
@@ -425,6 +434,8 @@ export interface ServerCapabilities {
   readonly logging?: {}
   readonly completions?: {}
   readonly experimental?: Record<string, object>
+  /** Protocol extensions and their settings (2026-07-28). */
+  readonly extensions?: Record<string, object>
 }
 
 /**

@@ -74,6 +74,22 @@ export class RawJson {
 export interface Request<R = any> {
   readonly _tag: "Request"
   readonly name: string
+  /** The protocol revisions that have the method (see {@link Revisions}). */
+  readonly revisions: Revisions
+  /**
+   * Under 2026-07-28, whether the method may answer with an input-required
+   * result, asking the client for input (`tools/call`, `prompts/get`,
+   * `resources/read`). Its handler's requests to the client (`Client`,
+   * `Elicitation`, `Sampling`, `Roots`) then become the result's input
+   * requests; elsewhere they fail.
+   */
+  readonly inputRequests: boolean
+  /**
+   * What the request names, which Streamable HTTP mirrors in the `Mcp-Name`
+   * header under 2026-07-28 (the tool of `tools/call`, the URI of
+   * `resources/read`); undefined for methods that name nothing.
+   */
+  readonly routingName: ((params: { readonly [key: string]: unknown }) => string | undefined) | undefined
   /** May run before `initialize` has been answered (`initialize`, `ping`). */
   readonly beforeInitialize: boolean
   /** Runs before the next message is read, instead of concurrently (`initialize`). */
@@ -102,6 +118,8 @@ export interface Request<R = any> {
 export interface Notification<R = any> {
   readonly _tag: "Notification"
   readonly name: string
+  /** The protocol revisions that have the notification (see {@link Revisions}). */
+  readonly revisions: Revisions
   /**
    * Runs in the read loop, before the next message is read (short state
    * updates whose order matters: `initialized`, `cancelled`). Otherwise the
@@ -112,6 +130,25 @@ export interface Notification<R = any> {
   readonly decode: (params: unknown) => Exit.Exit<any, Schema.SchemaError>
   readonly handler: (params: any) => Effect.Effect<void, never, R>
 }
+
+/**
+ * Which protocol revisions have a method: the legacy ones, negotiated in
+ * `initialize` (2024-11-05 … 2025-11-25), the modern one, whose requests
+ * carry their own context (2026-07-28), or all of them. A request for a
+ * method its revision does not have is answered −32601 (Method not found).
+ *
+ * **Example**
+ *
+ * ```ts
+ * import type * as Method from "effect-mcp-runtime/Method"
+ *
+ * const discoverOnly: Method.Revisions = "modern" // server/discover
+ * ```
+ *
+ * @category models
+ * @since 0.2.0
+ */
+export type Revisions = "legacy" | "modern" | "all"
 
 /**
  * Any request or notification handler.
@@ -174,6 +211,12 @@ export const request = <P extends Schema.Top, A, R>(
     readonly handler: (params: P["Type"]) => Effect.Effect<A, McpError, R>
     readonly beforeInitialize?: boolean | undefined
     readonly sequential?: boolean | undefined
+    /** The protocol revisions that have the method (default `"all"`). */
+    readonly revisions?: Revisions | undefined
+    /** Under 2026-07-28, whether the method may ask the client for input (default `false`). */
+    readonly inputRequests?: boolean | undefined
+    /** What the request names, for the `Mcp-Name` routing header (default: nothing). */
+    readonly routingName?: ((params: { readonly [key: string]: unknown }) => string | undefined) | undefined
     /**
      * An optional fast check for hot methods: when it returns true the params
      * are used as they are, without Schema decoding (which then only runs to
@@ -188,6 +231,9 @@ export const request = <P extends Schema.Top, A, R>(
   return {
     _tag: "Request",
     name,
+    revisions: options.revisions ?? "all",
+    inputRequests: options.inputRequests ?? false,
+    routingName: options.routingName,
     beforeInitialize: options.beforeInitialize ?? false,
     sequential: options.sequential ?? false,
     decode:
@@ -222,10 +268,13 @@ export const notification = <P extends Schema.Top, R>(
     readonly handler: (params: P["Type"]) => Effect.Effect<void, never, R>
     /** Run in the read loop (default `false`: in a fiber of its own). */
     readonly inline?: boolean | undefined
+    /** The protocol revisions that have the notification (default `"all"`). */
+    readonly revisions?: Revisions | undefined
   }
 ): Notification<R> => ({
   _tag: "Notification",
   name,
+  revisions: options.revisions ?? "all",
   inline: options.inline ?? false,
   decode: Schema.decodeUnknownExit(options.params as any, { errors: "all", reportInput: true }),
   handler: options.handler

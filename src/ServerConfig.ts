@@ -37,6 +37,14 @@ export interface ServerConfigShape {
   readonly maxMessageBytes: number
   /** How long in-flight requests may run after input ends or SIGTERM (default 5000 ms). */
   readonly shutdownGraceMs: number
+  /**
+   * 2026-07-28: how long a client may keep the results of `server/discover`,
+   * `tools/list`, `prompts/list`, `resources/list` and
+   * `resources/templates/list` (`ttlMs`, default 60000). Changes still reach
+   * `subscriptions/listen` streams at once; 0 tells clients to ask again
+   * every time.
+   */
+  readonly listTtlMs: number
 }
 
 /**
@@ -80,7 +88,8 @@ export const ServerConfig = Context.Reference<ServerConfigShape>("effect-mcp-run
     title: undefined,
     instructions: undefined,
     maxMessageBytes: defaultMaxMessageBytes,
-    shutdownGraceMs: 5000
+    shutdownGraceMs: 5000,
+    listTtlMs: 60_000
   })
 })
 

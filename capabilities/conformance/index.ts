@@ -21,7 +21,26 @@ import { errorHandling } from "./errorHandling.ts"
 import { imageContent } from "./imageContent.ts"
 import { jsonSchema202012Tool } from "./jsonSchema202012Tool.ts"
 import { multipleContentTypes } from "./multipleContentTypes.ts"
-import { promptWithArguments, promptWithEmbeddedResource, promptWithImage, simplePrompt } from "./prompts.ts"
+import { inputRequiredCapabilities } from "./inputRequiredCapabilities.ts"
+import { inputRequiredElicitation } from "./inputRequiredElicitation.ts"
+import { inputRequiredListRoots } from "./inputRequiredListRoots.ts"
+import { inputRequiredMultipleInputs } from "./inputRequiredMultipleInputs.ts"
+import { inputRequiredMultiRound } from "./inputRequiredMultiRound.ts"
+import { inputRequiredRequestState } from "./inputRequiredRequestState.ts"
+import { inputRequiredSampling } from "./inputRequiredSampling.ts"
+import { inputRequiredTamperedState } from "./inputRequiredTamperedState.ts"
+import { loggingTool } from "./loggingTool.ts"
+import { missingCapability } from "./missingCapability.ts"
+import {
+  inputRequiredPrompt,
+  promptWithArguments,
+  promptWithEmbeddedResource,
+  promptWithImage,
+  simplePrompt
+} from "./prompts.ts"
+import { streamingElicitation } from "./streamingElicitation.ts"
+import { triggerPromptChange } from "./triggerPromptChange.ts"
+import { triggerToolChange } from "./triggerToolChange.ts"
 import { reconnection } from "./reconnection.ts"
 import { staticBinary, staticText, template, watchedResource } from "./resources.ts"
 import { sampling } from "./sampling.ts"
@@ -67,9 +86,22 @@ export const TestCapability = Capability.make(
         sampling,
         elicitation,
         elicitationSep1034Defaults,
-        elicitationSep1330Enums
+        elicitationSep1330Enums,
+        missingCapability,
+        triggerToolChange,
+        triggerPromptChange,
+        streamingElicitation,
+        loggingTool,
+        inputRequiredElicitation,
+        inputRequiredSampling,
+        inputRequiredListRoots,
+        inputRequiredRequestState,
+        inputRequiredMultipleInputs,
+        inputRequiredMultiRound,
+        inputRequiredTamperedState,
+        inputRequiredCapabilities
       ],
-      prompts: [simplePrompt, promptWithArguments, promptWithEmbeddedResource, promptWithImage],
+      prompts: [simplePrompt, promptWithArguments, promptWithEmbeddedResource, promptWithImage, inputRequiredPrompt],
       resources: [staticText, staticBinary, template, watched]
     }
   })

@@ -7,6 +7,8 @@
  */
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
+import * as Client from "../../src/Client.ts"
+import * as Elicitation from "../../src/Elicitation.ts"
 import * as Prompt from "../../src/Prompt.ts"
 import * as Tool from "../../src/Tool.ts"
 import { png } from "./media.ts"
@@ -111,5 +113,40 @@ export const promptWithImage = Prompt.make("prompt_with_image", {
 }).pipe(
   Prompt.handle(() =>
     Effect.succeed([Prompt.user(Tool.image(png, "image/png")), Prompt.user("Please analyze the image above.")])
+  )
+)
+
+/**
+ * A prompt that needs the user's input (2026-07-28: an input-required round
+ * on `prompts/get`): asks what context to use (input key `user_context`),
+ * then returns a message with it.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import { inputRequiredPrompt } from "effect-mcp-runtime/capabilities/conformance/prompts"
+ *
+ * inputRequiredPrompt.prompt.name // => "input_required_result_prompt"
+ * ```
+ *
+ * @category prompts
+ * @since 0.2.0
+ */
+export const inputRequiredPrompt = Prompt.make("input_required_result_prompt", {
+  title: "Prompt Needing Input",
+  description: "Asks the user what context to use (an input-required round under 2026-07-28)"
+}).pipe(
+  Prompt.handle(() =>
+    Elicitation.form(
+      "What context should the prompt use?",
+      Schema.Struct({ context: Schema.String.annotate({ description: "The context of the prompt" }) })
+    ).pipe(
+      Client.inputKey("user_context"),
+      Effect.map((answer) =>
+        answer.action === "accept"
+          ? `Work in this context: ${answer.content.context}`
+          : `The user gave no context (${answer.action}); ask them for it.`
+      )
+    )
   )
 )

@@ -151,7 +151,7 @@ export const serve = Command.make(
           return yield* Effect.gen(function* () {
             const { url } = yield* HttpTransport.Listener
             yield* Effect.logInfo(`mcp-runtime serving on ${url}`, { url, ...startup })
-            return yield* HttpTransport.serve(McpServer.serve(), {
+            return yield* HttpTransport.serve(McpServer.make(), {
               allowedHosts,
               allowedOrigins,
               sessionIdleMs: settings.http.sessionIdleMs,

@@ -12,7 +12,8 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Schema from "effect/Schema"
 import { InternalError, InvalidParams, type McpError } from "../McpError.ts"
-import type { Era, ProtocolVersion } from "../ProtocolVersion.ts"
+import * as ProtocolVersion from "../ProtocolVersion.ts"
+import type { Era } from "../ProtocolVersion.ts"
 import type * as Prompt from "../Prompt.ts"
 import { RequestContext } from "../RequestContext.ts"
 import {
@@ -22,6 +23,7 @@ import {
   formatIssues,
   isEmptyStruct,
   jsonSchemaRoot,
+  missingCapability,
   SchemaProblem
 } from "./compileTool.ts"
 import { type Complete, makeComplete } from "./completion.ts"
@@ -39,7 +41,10 @@ export interface CompiledPrompt {
   readonly capability: string
   /** The `prompts/list` entry per era, already serialized. */
   readonly listEntry: Readonly<Record<Era, string>>
-  readonly get: (args: unknown, version: ProtocolVersion) => Effect.Effect<GetPromptResult, McpError, RequestContext>
+  readonly get: (
+    args: unknown,
+    version: ProtocolVersion.ProtocolVersion
+  ) => Effect.Effect<GetPromptResult, McpError, RequestContext>
   /** Whether any argument has a completer. */
   readonly completes: boolean
   /** The argument names. */
@@ -117,7 +122,10 @@ export const compilePrompt = (
   const overlay = capabilityOverlay(context)
   const names = new Set(args.map((arg) => arg.name))
 
-  const get = (input: unknown, version: ProtocolVersion): Effect.Effect<GetPromptResult, McpError, RequestContext> => {
+  const get = (
+    input: unknown,
+    version: ProtocolVersion.ProtocolVersion
+  ): Effect.Effect<GetPromptResult, McpError, RequestContext> => {
     const given = input === undefined ? {} : input
     // Arguments the prompt does not have (an empty Struct accepts any object).
     const unexpected =
@@ -154,8 +162,11 @@ export const compilePrompt = (
         },
         onFailure: (cause): Effect.Effect<never, McpError, RequestContext> => {
           const failure = Cause.findErrorOption(cause)
-          // A typed failure is about the arguments: −32602 with its message.
+          // A typed failure is about the arguments: −32602 with its message (2026-07-28: a
+          // capability the client lacks is −32021).
           if (failure._tag === "Some" && !Cause.hasDies(cause) && !Cause.hasInterruptsOnly(cause)) {
+            const missing = missingCapability(failure.value)
+            if (missing !== undefined && ProtocolVersion.isModern(version)) return Effect.fail(missing)
             return Effect.fail(
               new InvalidParams({ message: describeFailure(failure.value), data: { prompt: publicName } })
             )

@@ -15,6 +15,7 @@ import * as Exit from "effect/Exit"
 import * as Schema from "effect/Schema"
 import { InternalError, type McpError, RequestFailed, ResourceNotFound } from "../McpError.ts"
 import type { Annotations, ResourceContents } from "../McpSchema.ts"
+import * as ProtocolVersion from "../ProtocolVersion.ts"
 import type { Era } from "../ProtocolVersion.ts"
 import type * as Resource from "../Resource.ts"
 import { RequestContext } from "../RequestContext.ts"
@@ -24,6 +25,7 @@ import {
   describeFailure,
   isEmptyStruct,
   jsonSchemaRoot,
+  missingCapability,
   SchemaProblem
 } from "./compileTool.ts"
 import { type Complete, makeComplete } from "./completion.ts"
@@ -165,6 +167,19 @@ const makeRead = (
         const failure = Cause.findErrorOption(cause)
         if (failure._tag === "Some" && !Cause.hasDies(cause) && !Cause.hasInterruptsOnly(cause)) {
           const value = failure.value as { _tag?: unknown; message?: unknown } | null
+          const missing = missingCapability(value)
+          if (missing !== undefined) {
+            return Effect.flatMap(Effect.service(RequestContext), (request): Effect.Effect<never, McpError> =>
+              ProtocolVersion.isModern(request.protocolVersion)
+                ? Effect.fail(missing)
+                : Effect.fail(
+                    new RequestFailed({
+                      message: `Reading ${uri} failed: ${describeFailure(value)}`,
+                      data: { uri, resource: publicName }
+                    })
+                  )
+            )
+          }
           if (typeof value === "object" && value !== null && value._tag === "NotFound") {
             const own = typeof value.message === "string" && value.message !== "" ? ` ${value.message}` : ""
             return Effect.fail(new ResourceNotFound({ uri, message: `Resource not found: ${uri}.${own}` }))

@@ -21,10 +21,13 @@ import {
 } from "../McpSchema.ts"
 import type { Target } from "../Executor.ts"
 import type * as Policy from "../Policy.ts"
+import { MissingRequiredClientCapability } from "../McpError.ts"
+import * as ProtocolVersion from "../ProtocolVersion.ts"
 import type { Era } from "../ProtocolVersion.ts"
 import { RequestContext } from "../RequestContext.ts"
 import * as Confirmation from "./confirm.ts"
 import type * as Tool from "../Tool.ts"
+import type { HeaderParam } from "./routingHeaders.ts"
 
 /** A tool as the kernel serves it. */
 export interface CompiledTool {
@@ -38,13 +41,20 @@ export interface CompiledTool {
   readonly description: string
   /** The `tools/list` entry per era, already serialized. */
   readonly listEntry: Readonly<Record<Era, string>>
+  /** The arguments mirrored into `Mcp-Param-*` headers (`x-mcp-header` in the input schema). */
+  readonly headerParams: ReadonlyArray<HeaderParam>
   /**
    * Decodes the arguments: a result to answer at once when they are invalid,
    * otherwise the call to run.
    */
-  readonly prepare: (args: unknown) => CallToolResult | Effect.Effect<CallToolResult, never, RequestContext>
-  /** `prepare`, then run: every outcome as a result. */
-  readonly call: (args: unknown) => Effect.Effect<CallToolResult, never, RequestContext>
+  readonly prepare: (
+    args: unknown
+  ) => CallToolResult | Effect.Effect<CallToolResult, MissingRequiredClientCapability, RequestContext>
+  /**
+   * `prepare`, then run: every outcome as a result, except a capability the
+   * client did not declare under 2026-07-28 (a protocol error, −32021).
+   */
+  readonly call: (args: unknown) => Effect.Effect<CallToolResult, MissingRequiredClientCapability, RequestContext>
 }
 
 /** Why a tool's Schemas cannot be published. */
@@ -74,7 +84,10 @@ export const dereference = (
 /** The JSON Schema of a Schema's root, dereferenced, and its definitions. */
 export const jsonSchemaRoot = (
   schema: Schema.Top,
-  options?: { readonly onExcessProperty?: "error" | "ignore" }
+  options?: {
+    readonly onExcessProperty?: "error" | "ignore"
+    readonly includeAnnotationKey?: ((key: string) => boolean) | undefined
+  }
 ): { readonly root: Record<string, unknown>; readonly definitions: Readonly<Record<string, unknown>> } => {
   const document = Schema.toJsonSchemaDocument(schema, options)
   return {
@@ -90,12 +103,108 @@ export const isEmptyStruct = (root: Record<string, unknown>): boolean =>
 /** The JSON Schema dialect of the schemas the runtime publishes. */
 export const jsonSchemaDialect = "https://json-schema.org/draft/2020-12/schema"
 
-const toJsonSchema = (schema: Schema.Top, which: "input" | "output"): JsonSchemaObject | SchemaProblem => {
-  const document = jsonSchemaRoot(schema, { onExcessProperty: which === "input" ? "error" : "ignore" })
+/**
+ * The annotation that mirrors a tool argument into an HTTP header under MCP
+ * 2026-07-28 (`Mcp-Param-<value>`): `Schema.String.annotate({ "x-mcp-header": "Region" })`.
+ */
+export const headerAnnotation = "x-mcp-header"
+
+// RFC 9110 token characters.
+const tokenPattern = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/
+
+/**
+ * The arguments of an input schema mirrored into headers, checked against
+ * the rules of MCP 2026-07-28: a non-empty token, unique whatever the case,
+ * on a string, integer or boolean property reached from the root through
+ * `properties` only. Effect files the annotation of a checked field
+ * (`Schema.Int`) in an `allOf` next to the check: it is lifted to the
+ * property, where it belongs.
+ */
+const headerParamsOf = (
+  root: Record<string, unknown>,
+  definitions: Readonly<Record<string, unknown>>
+): ReadonlyArray<HeaderParam> | SchemaProblem => {
+  const params: Array<HeaderParam> = []
+  const seen = new Map<string, string>()
+  const walk = (properties: Record<string, unknown>, path: ReadonlyArray<string>): SchemaProblem | undefined => {
+    for (const [key, raw] of Object.entries(properties)) {
+      if (typeof raw !== "object" || raw === null) continue
+      const property = raw as Record<string, unknown>
+      if (Array.isArray(property.allOf)) {
+        for (const part of property.allOf as Array<Record<string, unknown>>) {
+          if (
+            typeof part === "object" &&
+            part !== null &&
+            headerAnnotation in part &&
+            !(headerAnnotation in property)
+          ) {
+            property[headerAnnotation] = part[headerAnnotation]
+            delete part[headerAnnotation]
+          }
+        }
+      }
+      const at = [...path, key]
+      const header = property[headerAnnotation]
+      if (header !== undefined) {
+        const where = `the property ${at.join(".")}`
+        if (typeof header !== "string" || !tokenPattern.test(header)) {
+          return new SchemaProblem(
+            `${where} has ${headerAnnotation} ${JSON.stringify(header)}, which is not a header name token`
+          )
+        }
+        const type = property.type
+        if (type !== "string" && type !== "integer" && type !== "boolean") {
+          return new SchemaProblem(
+            `${where} has ${headerAnnotation} but its type is ${JSON.stringify(type ?? "not a single type")}: ` +
+              `only string, integer and boolean arguments can be mirrored into a header`
+          )
+        }
+        const lower = header.toLowerCase()
+        const other = seen.get(lower)
+        if (other !== undefined) {
+          return new SchemaProblem(
+            `${headerAnnotation} ${JSON.stringify(header)} is used by ${other} and ${at.join(".")}`
+          )
+        }
+        seen.set(lower, at.join("."))
+        params.push({ path: at, name: header, type })
+      }
+      if (typeof property.properties === "object" && property.properties !== null) {
+        const problem = walk(property.properties as Record<string, unknown>, at)
+        if (problem !== undefined) return problem
+      }
+    }
+    return undefined
+  }
+  const problem =
+    typeof root.properties === "object" && root.properties !== null
+      ? walk(root.properties as Record<string, unknown>, [])
+      : undefined
+  if (problem !== undefined) return problem
+  const everywhere = JSON.stringify({ root, definitions }).split(`"${headerAnnotation}"`).length - 1
+  if (everywhere !== params.length) {
+    return new SchemaProblem(
+      `${headerAnnotation} is used where no header can mirror it: only on properties reached from the root through ` +
+        `properties (not inside arrays, unions, conditions or referenced definitions)`
+    )
+  }
+  return params
+}
+
+const toJsonSchema = (
+  schema: Schema.Top,
+  which: "input" | "output"
+): { readonly schema: JsonSchemaObject; readonly headers: ReadonlyArray<HeaderParam> } | SchemaProblem => {
+  const document = jsonSchemaRoot(
+    schema,
+    which === "input"
+      ? { onExcessProperty: "error", includeAnnotationKey: (key) => key === headerAnnotation }
+      : { onExcessProperty: "ignore" }
+  )
   const top = document.root
   // An empty Struct accepts any non-null value; as a tool schema it means "no arguments".
   if (isEmptyStruct(top)) {
-    return { type: "object", properties: {}, additionalProperties: false }
+    return { schema: { type: "object", properties: {}, additionalProperties: false }, headers: [] }
   }
   if (top.type !== "object") {
     return new SchemaProblem(
@@ -104,12 +213,17 @@ const toJsonSchema = (schema: Schema.Top, which: "input" | "output"): JsonSchema
       )}`
     )
   }
+  const headers = which === "input" ? headerParamsOf(top, document.definitions) : []
+  if (headers instanceof SchemaProblem) return headers
   const definitions = Object.keys(document.definitions).length === 0 ? undefined : document.definitions
   // A schema with definitions names its dialect: `$defs` is 2020-12 (the
   // default dialect only from 2025-11-25 on; older clients may assume draft-07).
-  return (
-    definitions === undefined ? top : { $schema: jsonSchemaDialect, ...top, $defs: definitions }
-  ) as JsonSchemaObject
+  return {
+    schema: (definitions === undefined
+      ? top
+      : { $schema: jsonSchemaDialect, ...top, $defs: definitions }) as JsonSchemaObject,
+    headers
+  }
 }
 
 const formatter = SchemaIssue.makeFormatterStandardSchemaV1({
@@ -209,6 +323,37 @@ const internalErrorResult = (correlationId: string): CallToolResult => ({
 })
 
 /**
+ * Under 2026-07-28, a handler that fails because the client lacks a
+ * capability (`ClientCapabilityMissing` from `Elicitation`, `Sampling`,
+ * `Roots`, a task…) and did not handle it fails the request with −32021,
+ * naming the capability as a `ClientCapabilities` object (`sampling.tools`
+ * becomes `{ sampling: { tools: {} } }`). Earlier revisions answer it as a
+ * tool error result, as before.
+ */
+export const missingCapability = (error: unknown): MissingRequiredClientCapability | undefined => {
+  if (typeof error !== "object" || error === null || (error as { _tag?: unknown })._tag !== "ClientCapabilityMissing") {
+    return undefined
+  }
+  const { capability, message, suggestion } = error as {
+    readonly capability: string
+    readonly message: string
+    readonly suggestion?: string
+  }
+  const required: Record<string, unknown> = {}
+  let at = required
+  const parts = capability.split(".")
+  parts.forEach((part, i) => {
+    const next: Record<string, unknown> = {}
+    at[part] = next
+    if (i < parts.length - 1) at = next
+  })
+  return new MissingRequiredClientCapability({
+    message: suggestion === undefined ? message : `${message} ${suggestion}`,
+    requiredCapabilities: required
+  })
+}
+
+/**
  * The handler of a tool or prompt runs with the request's context overlaid
  * with the capability's own services: what the capability was built with
  * wins (two capabilities may be given two different stores), except the
@@ -247,8 +392,9 @@ export const compileTool = (
   capabilityLimits?: Policy.Limits | undefined
 ): CompiledTool | SchemaProblem => {
   const { handler, tool } = handled
-  const plainInput = toJsonSchema(tool.input, "input")
-  if (plainInput instanceof SchemaProblem) return plainInput
+  const compiledInput = toJsonSchema(tool.input, "input")
+  if (compiledInput instanceof SchemaProblem) return compiledInput
+  const plainInput = compiledInput.schema
   const confirms = Confirmation.needsConfirmation(tool)
   const properties = (plainInput.properties ?? {}) as Record<string, unknown>
   if (confirms && Confirmation.argument in properties) {
@@ -263,8 +409,9 @@ export const compileTool = (
         properties: { ...properties, [Confirmation.argument]: Confirmation.argumentSchema }
       } as typeof plainInput)
     : plainInput
-  const outputSchema = tool.output === undefined ? undefined : toJsonSchema(tool.output, "output")
-  if (outputSchema instanceof SchemaProblem) return outputSchema
+  const compiledOutput = tool.output === undefined ? undefined : toJsonSchema(tool.output, "output")
+  if (compiledOutput instanceof SchemaProblem) return compiledOutput
+  const outputSchema = compiledOutput?.schema
 
   const decode = Schema.decodeUnknownExit(Schema.toCodecJson(tool.input), {
     errors: "all",
@@ -319,19 +466,31 @@ export const compileTool = (
       )
     )
 
-  const onFailure = (cause: Cause.Cause<unknown>): Effect.Effect<CallToolResult, never, RequestContext> => {
+  const onFailure = (
+    cause: Cause.Cause<unknown>
+  ): Effect.Effect<CallToolResult, MissingRequiredClientCapability, RequestContext> => {
     // Only a self-inflicted interruption gets here: a request interrupted from
     // outside (cancelled, shut down) never runs this continuation.
     if (Cause.hasInterruptsOnly(cause)) return reportDefect(`tool ${publicName} was interrupted from within`, cause)
     const failure = Cause.findErrorOption(cause)
-    if (failure._tag === "Some" && !Cause.hasDies(cause)) return Effect.succeed(failureResult(failure.value))
+    if (failure._tag === "Some" && !Cause.hasDies(cause)) {
+      const missing = missingCapability(failure.value)
+      if (missing === undefined) return Effect.succeed(failureResult(failure.value))
+      return Effect.flatMap(Effect.service(RequestContext), (request) => {
+        if (!ProtocolVersion.isModern(request.protocolVersion)) return Effect.succeed(failureResult(failure.value))
+        request.record.outcome = "missing_client_capability"
+        return Effect.fail(missing)
+      })
+    }
     return reportDefect(`tool ${publicName} failed with a defect`, cause)
   }
 
   const withCapabilityServices = capabilityOverlay(context)
   const overlay = withCapabilityServices.overlay
 
-  const prepare = (args: unknown): CallToolResult | Effect.Effect<CallToolResult, never, RequestContext> => {
+  const prepare = (
+    args: unknown
+  ): CallToolResult | Effect.Effect<CallToolResult, MissingRequiredClientCapability, RequestContext> => {
     const decoded = decode(args === undefined ? {} : args)
     if (Exit.isFailure(decoded)) {
       const error = Cause.findErrorOption(decoded.cause)
@@ -362,10 +521,10 @@ export const compileTool = (
         ? run
         : Effect.updateContext(run, withCapabilityServices),
       { onSuccess, onFailure }
-    ) as Effect.Effect<CallToolResult, never, RequestContext>
+    ) as Effect.Effect<CallToolResult, MissingRequiredClientCapability, RequestContext>
   }
 
-  const call = (args: unknown): Effect.Effect<CallToolResult, never, RequestContext> => {
+  const call = (args: unknown): Effect.Effect<CallToolResult, MissingRequiredClientCapability, RequestContext> => {
     const prepared = prepare(args)
     return Effect.isEffect(prepared) ? prepared : Effect.succeed(prepared)
   }
@@ -391,6 +550,7 @@ export const compileTool = (
     confirms,
     description: tool.description,
     listEntry,
+    headerParams: compiledInput.headers,
     prepare,
     call
   }

@@ -22,6 +22,8 @@ import { resourcesList } from "./resourcesList.ts"
 import { resourcesRead } from "./resourcesRead.ts"
 import { resourcesSubscribe, resourcesUnsubscribe } from "./resourcesSubscribe.ts"
 import { resourcesTemplatesList } from "./resourcesTemplatesList.ts"
+import { serverDiscover } from "./serverDiscover.ts"
+import { subscriptionsListen } from "./subscriptionsListen.ts"
 import { toolsCall } from "./toolsCall.ts"
 import { toolsList } from "./toolsList.ts"
 
@@ -34,8 +36,9 @@ import { toolsList } from "./toolsList.ts"
  * import { defaultMethods } from "effect-mcp-runtime/methods/index"
  *
  * defaultMethods.map((method) => method.name)
- * // => ["initialize", "ping", "tools/list", "tools/call", "prompts/list", "prompts/get", "completion/complete",
- * //     "logging/setLevel",
+ * // => ["initialize", "ping", "server/discover", "subscriptions/listen", "tools/list", "tools/call",
+ * //     "prompts/list", "prompts/get", "resources/list", "resources/templates/list", "resources/read",
+ * //     "resources/subscribe", "resources/unsubscribe", "completion/complete", "logging/setLevel",
  * //     "notifications/initialized", "notifications/cancelled", "notifications/roots/list_changed"]
  * ```
  *
@@ -47,6 +50,8 @@ export const defaultMethods: ReadonlyArray<
 > = [
   initialize,
   ping,
+  serverDiscover,
+  subscriptionsListen,
   toolsList,
   toolsCall,
   promptsList,

@@ -35,6 +35,7 @@ export const initialize = Method.request("initialize", {
   params: InitializeParams,
   beforeInitialize: true,
   sequential: true,
+  revisions: "legacy",
   handler: Effect.fnUntraced(function* (params) {
     const session = yield* Session
     if (session.state.phase !== "new") {

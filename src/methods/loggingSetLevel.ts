@@ -27,6 +27,8 @@ import { Session } from "../Session.ts"
  */
 export const loggingSetLevel = Method.request("logging/setLevel", {
   params: SetLevelParams,
+  // 2026-07-28 takes the level per request, in `_meta`.
+  revisions: "legacy",
   handler: (params) =>
     Effect.map(Effect.service(Session), (session) => {
       session.state.logLevel = params.level

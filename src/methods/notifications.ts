@@ -28,6 +28,7 @@ import { Session } from "../Session.ts"
 export const initialized = Method.notification("notifications/initialized", {
   params: Schema.Struct({}),
   inline: true,
+  revisions: "legacy",
   handler: () =>
     Effect.map(Effect.service(Session), (session) => {
       session.state.initializedNotified = true
@@ -77,5 +78,6 @@ export const cancelled = Method.notification("notifications/cancelled", {
 export const rootsListChanged = Method.notification("notifications/roots/list_changed", {
   params: Schema.Struct({}),
   inline: true,
+  revisions: "legacy",
   handler: () => Effect.flatMap(Effect.service(Client), (client) => client.publishRootsChanged)
 })

@@ -25,5 +25,7 @@ import * as Method from "../Method.ts"
 export const ping = Method.request("ping", {
   params: Schema.Struct({}),
   beforeInitialize: true,
+  // 2026-07-28 has no ping.
+  revisions: "legacy",
   handler: () => Effect.succeed({})
 })

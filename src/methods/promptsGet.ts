@@ -95,6 +95,8 @@ export const promptNamed = (
  */
 export const promptsGet = Method.request("prompts/get", {
   params: GetPromptParams,
+  inputRequests: true,
+  routingName: (params) => (typeof params.name === "string" ? params.name : undefined),
   handler: (params) =>
     Effect.flatMap(promptNamed(params.name, "prompts/get"), (prompt) =>
       Effect.flatMap(Effect.service(RequestContext), (request) =>

@@ -8,6 +8,7 @@ import * as Effect from "effect/Effect"
 import { Kernel } from "../Kernel.ts"
 import { MethodNotFound } from "../McpError.ts"
 import { PaginatedParams } from "../McpSchema.ts"
+import * as Modern from "../internal/modern.ts"
 import * as Method from "../Method.ts"
 import { RequestContext } from "../RequestContext.ts"
 
@@ -34,6 +35,7 @@ export const promptsList = Method.request("prompts/list", {
     if (kernel.promptCount() === 0) return yield* new MethodNotFound({ method: "prompts/list" })
     const request = yield* RequestContext
     const page = yield* kernel.promptsPage(request.protocolVersion, params.cursor)
-    return new Method.RawJson(page)
+    // 2026-07-28: with resultType and the caching hints.
+    return yield* Modern.listPage(page)
   })
 })

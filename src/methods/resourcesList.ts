@@ -13,6 +13,7 @@ import { guard } from "../internal/guard.ts"
 import { Kernel } from "../Kernel.ts"
 import { type McpError, MethodNotFound } from "../McpError.ts"
 import { PaginatedParams } from "../McpSchema.ts"
+import * as Modern from "../internal/modern.ts"
 import * as Method from "../Method.ts"
 import { RequestContext } from "../RequestContext.ts"
 
@@ -58,6 +59,7 @@ export const resourcesList = Method.request("resources/list", {
     if (kernel.resourceCount() === 0) return yield* new MethodNotFound({ method: "resources/list" })
     const request = yield* RequestContext
     const page = yield* kernel.resourcesPage(request.protocolVersion, params.cursor, guardListing)
-    return new Method.RawJson(page)
+    // 2026-07-28: with resultType and the caching hints.
+    return yield* Modern.listPage(page)
   })
 })

@@ -9,8 +9,9 @@ import * as Schema from "effect/Schema"
 import type { CompiledResource, CompiledTemplate } from "../internal/compileResource.ts"
 import { guard } from "../internal/guard.ts"
 import { Kernel } from "../Kernel.ts"
-import { MethodNotFound, ResourceNotFound } from "../McpError.ts"
+import { InvalidParams, MethodNotFound, ResourceNotFound } from "../McpError.ts"
 import * as Method from "../Method.ts"
+import * as ProtocolVersion from "../ProtocolVersion.ts"
 import { RequestContext } from "../RequestContext.ts"
 
 /**
@@ -33,8 +34,9 @@ export const UriParams = Schema.Struct({ uri: Schema.String })
 
 /**
  * Finds the resource a URI names, or fails: −32601 on a server without
- * resources, −32002 (resource not found) for a URI nothing serves. Records
- * the resource's name on the request (for logs and spans).
+ * resources, and for a URI nothing serves −32002 (resource not found), or
+ * under 2026-07-28 −32602 with `data.uri` (SEP-2164). Records the resource's
+ * name on the request (for logs and spans).
  *
  * **Example**
  *
@@ -52,7 +54,7 @@ export const resourceAt = (
   method: string
 ): Effect.Effect<
   { readonly resource: CompiledResource | CompiledTemplate; readonly params: unknown },
-  MethodNotFound | ResourceNotFound,
+  MethodNotFound | ResourceNotFound | InvalidParams,
   Kernel | RequestContext
 > =>
   Effect.flatMap(
@@ -61,22 +63,23 @@ export const resourceAt = (
       context
     ): Effect.Effect<
       { readonly resource: CompiledResource | CompiledTemplate; readonly params: unknown },
-      MethodNotFound | ResourceNotFound
+      MethodNotFound | ResourceNotFound | InvalidParams
     > => {
       const kernel = Context.get(context, Kernel)
       if (kernel.resourceCount() === 0) return Effect.fail(new MethodNotFound({ method }))
       const found = kernel.resolve(uri)
+      const request = Context.get(context, RequestContext)
       if (found === undefined) {
+        const message =
+          `Resource not found: ${uri}. Call resources/list for the resources and ` +
+          `resources/templates/list for the URI templates this server serves.`
         return Effect.fail(
-          new ResourceNotFound({
-            uri,
-            message:
-              `Resource not found: ${uri}. Call resources/list for the resources and ` +
-              `resources/templates/list for the URI templates this server serves.`
-          })
+          ProtocolVersion.isModern(request.protocolVersion)
+            ? new InvalidParams({ message, data: { uri } })
+            : new ResourceNotFound({ uri, message })
         )
       }
-      const record = Context.get(context, RequestContext).record
+      const record = request.record
       record.tool = found.resource.name
       record.capability = found.resource.capability
       return Effect.succeed(found)
@@ -102,8 +105,28 @@ export const resourceAt = (
  */
 export const resourcesRead = Method.request("resources/read", {
   params: UriParams,
+  inputRequests: true,
+  routingName: (params) => (typeof params.uri === "string" ? params.uri : undefined),
   handler: (params) =>
     Effect.flatMap(resourceAt(params.uri, "resources/read"), ({ params: decoded, resource }) =>
-      guard(resource, "resources/read", `resources/read of ${params.uri}`, resource.read(params.uri, decoded))
+      Effect.flatMap(
+        guard(resource, "resources/read", `resources/read of ${params.uri}`, resource.read(params.uri, decoded)).pipe(
+          // A resource that says its URI names nothing (its handler's NotFound): −32602 under 2026-07-28.
+          Effect.catchTag("ResourceNotFound", (error) =>
+            Effect.flatMap(Effect.service(RequestContext), (request) =>
+              Effect.fail(
+                ProtocolVersion.isModern(request.protocolVersion)
+                  ? new InvalidParams({ message: error.message, data: { uri: error.uri } })
+                  : error
+              )
+            )
+          )
+        ),
+        (result) =>
+          // 2026-07-28: a read is cacheable; its contents may depend on who asks, so privately.
+          Effect.map(Effect.service(RequestContext), (request) =>
+            ProtocolVersion.isModern(request.protocolVersion) ? { ...result, ttlMs: 0, cacheScope: "private" } : result
+          )
+      )
     )
 })

@@ -45,6 +45,8 @@ export const maxSubscriptions = 10_000
  */
 export const resourcesSubscribe = Method.request("resources/subscribe", {
   params: UriParams,
+  // 2026-07-28 subscribes through subscriptions/listen.
+  revisions: "legacy",
   handler: (params) =>
     Effect.flatMap(resourceAt(params.uri, "resources/subscribe"), () =>
       Effect.flatMap(Effect.service(Session), (session) => {
@@ -82,6 +84,7 @@ export const resourcesSubscribe = Method.request("resources/subscribe", {
  */
 export const resourcesUnsubscribe = Method.request("resources/unsubscribe", {
   params: UriParams,
+  revisions: "legacy",
   handler: (params) =>
     Effect.flatMap(Effect.service(Kernel), (kernel) => {
       if (kernel.resourceCount() === 0) return Effect.fail(new MethodNotFound({ method: "resources/unsubscribe" }))

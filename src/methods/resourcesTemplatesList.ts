@@ -8,6 +8,7 @@ import * as Effect from "effect/Effect"
 import { Kernel } from "../Kernel.ts"
 import { MethodNotFound } from "../McpError.ts"
 import { PaginatedParams } from "../McpSchema.ts"
+import * as Modern from "../internal/modern.ts"
 import * as Method from "../Method.ts"
 import { RequestContext } from "../RequestContext.ts"
 
@@ -35,6 +36,7 @@ export const resourcesTemplatesList = Method.request("resources/templates/list",
     if (kernel.resourceCount() === 0) return yield* new MethodNotFound({ method: "resources/templates/list" })
     const request = yield* RequestContext
     const page = yield* kernel.templatesPage(request.protocolVersion, params.cursor)
-    return new Method.RawJson(page)
+    // 2026-07-28: with resultType and the caching hints.
+    return yield* Modern.listPage(page)
   })
 })

@@ -15,13 +15,16 @@ import type { CompiledTool } from "../internal/compileTool.ts"
 import { downgradeContent } from "../internal/content.ts"
 import { exceedsUtf8, utf8Length } from "../internal/utf8.ts"
 import { Kernel } from "../Kernel.ts"
-import { InvalidParams } from "../McpError.ts"
+import { InvalidParams, type MissingRequiredClientCapability } from "../McpError.ts"
 import { Executor, type Overloaded, type TimedOut } from "../Executor.ts"
 import { type CallToolResult, CallToolParams, errorMetaKey } from "../McpSchema.ts"
 import * as Method from "../Method.ts"
 import type * as Policy from "../Policy.ts"
 import * as ProtocolVersion from "../ProtocolVersion.ts"
-import { RequestContext, type RequestRecord } from "../RequestContext.ts"
+import { metaKey } from "../internal/meta.ts"
+import { serverInfoOf } from "../internal/modern.ts"
+import { RequestContext } from "../RequestContext.ts"
+import { ServerConfig } from "../ServerConfig.ts"
 
 const shapeFor = (result: CallToolResult, version: ProtocolVersion.ProtocolVersion): CallToolResult => {
   if (ProtocolVersion.hasStructuredContent(version)) return result
@@ -61,15 +64,24 @@ const tooLarge = (tool: string, bytes: number, limit: Policy.Resolved<number>): 
     `Call ${tool} again asking for less: a narrower range, a smaller page, or a filter.`
   )
 
+// 2026-07-28 results carry `resultType` and the server's identity; earlier
+// revisions get the result as the tool made it (downgraded for the oldest).
+const modernResult = (result: CallToolResult, serverInfo: object): object => ({
+  resultType: "complete",
+  ...result,
+  _meta: { ...result._meta, [metaKey.serverInfo]: serverInfo }
+})
+
 // Serializes the result once (the response splices it in as is), replacing it
 // when it is over the size limit.
 const respond = (
   result: CallToolResult,
-  version: ProtocolVersion.ProtocolVersion,
-  record: RequestRecord,
+  answering: Answering,
   limit?: Policy.Resolved<number>,
   tool?: string
 ): Method.RawJson => {
+  const version = answering.request.protocolVersion
+  const record = answering.request.record
   let shaped = shapeFor(result, version)
   let json = JSON.stringify(shaped)
   if (limit !== undefined && Number.isFinite(limit.value) && exceedsUtf8(json, limit.value)) {
@@ -77,7 +89,15 @@ const respond = (
     json = JSON.stringify(shaped)
   }
   record.outcome = outcomeOf(shaped)
+  if (answering.serverInfo !== undefined) json = JSON.stringify(modernResult(shaped, answering.serverInfo))
   return new Method.RawJson(json)
+}
+
+// The request a result answers, and the server's identity when its revision
+// puts it on results (2026-07-28).
+interface Answering {
+  readonly request: RequestContext["Service"]
+  readonly serverInfo: object | undefined
 }
 
 const outcomeOf = (result: CallToolResult): string => {
@@ -119,7 +139,13 @@ const audited = (
         correlationId: request.correlationId,
         tool: request.record.tool ?? params.name,
         arguments: params.arguments ?? {},
-        outcome: answer === undefined ? "cancelled" : (request.record.outcome ?? "ok"),
+        // No answer: cancelled, or ended by the protocol (an input-required round, a missing client capability).
+        outcome:
+          answer === undefined
+            ? request.record.outcome === "input_required" || request.record.outcome === "missing_client_capability"
+              ? request.record.outcome
+              : "cancelled"
+            : (request.record.outcome ?? "ok"),
         durationMs: started === undefined ? 0 : now - started,
         bytesIn: utf8Length(JSON.stringify(params.arguments ?? {})),
         ...(answer === undefined ? {} : { bytesOut: utf8Length(answer.json) })
@@ -130,82 +156,94 @@ const audited = (
 
 export const toolsCall = Method.request("tools/call", {
   params: CallToolParams,
+  inputRequests: true,
+  routingName: (params) => (typeof params.name === "string" ? params.name : undefined),
   accepts: (params) =>
     typeof params.name === "string" &&
     (params.arguments === undefined ||
       (typeof params.arguments === "object" && params.arguments !== null && !Array.isArray(params.arguments))),
   // The hot path of the server: written without a generator.
   handler: (params) =>
-    Effect.flatMap(Effect.context<Kernel | RequestContext | Executor>(), (context) => {
-      const tool = Context.get(context, Kernel).tool(params.name)
-      if (tool === undefined) {
-        return Effect.fail(
-          new InvalidParams({
-            message: `Unknown tool: ${params.name}. Call tools/list to see the available tools.`,
-            data: { tool: params.name }
-          })
-        )
+    Effect.flatMap(
+      Effect.context<Kernel | RequestContext | Executor>(),
+      (
+        context
+      ): Effect.Effect<Method.RawJson, InvalidParams | MissingRequiredClientCapability, RequestContext | Client> => {
+        const tool = Context.get(context, Kernel).tool(params.name)
+        if (tool === undefined) {
+          return Effect.fail(
+            new InvalidParams({
+              message: `Unknown tool: ${params.name}. Call tools/list to see the available tools.`,
+              data: { tool: params.name }
+            })
+          )
+        }
+        const request = Context.get(context, RequestContext)
+        const record = request.record
+        record.tool = tool.name
+        record.capability = tool.capability
+        const answering: Answering = {
+          request,
+          serverInfo: ProtocolVersion.isModern(request.protocolVersion)
+            ? serverInfoOf(Context.get(context as unknown as Context.Context<never>, ServerConfig))
+            : undefined
+        }
+        // Every call is audited when an AuditLog is installed, and gated when a Gate is (both optional).
+        const audit = Context.getOption(context as unknown as Context.Context<AuditLog>, AuditLog)
+        const gate = Context.getOption(context as unknown as Context.Context<Gate>, Gate)
+        if (gate._tag === "Some") {
+          return gate.value.check({ method: "tools/call", name: tool.name }).pipe(
+            Effect.matchEffect({
+              onFailure: (denied) => {
+                const answer = respond(
+                  errorResult(
+                    denied.message,
+                    "denied",
+                    `Do not retry ${tool.name}: the server's operator has not allowed it. Call tools/list and use ` +
+                      `another tool, or ask the user to have it allowed.`
+                  ),
+                  answering
+                )
+                return audit._tag === "None"
+                  ? Effect.succeed(answer)
+                  : audited(audit.value, params, request, undefined, answer)
+              },
+              onSuccess: () => confirmed(tool, params, answering, context, audit)
+            })
+          )
+        }
+        return confirmed(tool, params, answering, context, audit)
       }
-      const request = Context.get(context, RequestContext)
-      const record = request.record
-      record.tool = tool.name
-      record.capability = tool.capability
-      const version = request.protocolVersion
-      // Every call is audited when an AuditLog is installed, and gated when a Gate is (both optional).
-      const audit = Context.getOption(context as unknown as Context.Context<AuditLog>, AuditLog)
-      const gate = Context.getOption(context as unknown as Context.Context<Gate>, Gate)
-      if (gate._tag === "Some") {
-        return gate.value.check({ method: "tools/call", name: tool.name }).pipe(
-          Effect.matchEffect({
-            onFailure: (denied) => {
-              const answer = respond(
-                errorResult(
-                  denied.message,
-                  "denied",
-                  `Do not retry ${tool.name}: the server's operator has not allowed it. Call tools/list and use ` +
-                    `another tool, or ask the user to have it allowed.`
-                ),
-                version,
-                record
-              )
-              return audit._tag === "None"
-                ? Effect.succeed(answer)
-                : audited(audit.value, params, request, undefined, answer)
-            },
-            onSuccess: () => confirmed(tool, params, request, context, audit)
-          })
-        )
-      }
-      return confirmed(tool, params, request, context, audit)
-    })
+    )
 })
 
 // A tool that needs confirmation runs only once the user agreed (see Confirmation).
 const confirmed = (
   tool: CompiledTool,
   params: { readonly name: string; readonly arguments?: Record<string, unknown> | undefined },
-  request: RequestContext["Service"],
+  answering: Answering,
   context: Context.Context<Kernel | RequestContext | Executor>,
   audit: Option.Option<AuditLog["Service"]>
-): Effect.Effect<Method.RawJson, never, RequestContext | Client> => {
-  if (!tool.confirms) return call(tool, params, request, context, audit)
+): Effect.Effect<Method.RawJson, MissingRequiredClientCapability, RequestContext | Client> => {
+  const request = answering.request
+  if (!tool.confirms) return call(tool, params, answering, context, audit)
   // Invalid arguments are answered before anyone is asked to confirm the call.
   if (params.arguments !== undefined) {
     const { [Confirmation.argument]: _, ...rest } = params.arguments
     if (!Effect.isEffect(tool.prepare(rest)))
-      return call(tool, { name: params.name, arguments: rest }, request, context, audit)
+      return call(tool, { name: params.name, arguments: rest }, answering, context, audit)
   }
   return Effect.flatMap(Confirmation.decide(tool.name, tool.description, params.arguments), (decision) => {
     if (decision._tag === "Go") {
       return call(
         tool,
         decision.args === undefined ? { name: params.name } : { name: params.name, arguments: decision.args },
-        request,
+        answering,
         context,
         audit
       )
     }
-    const answer = respond(decision.result, request.protocolVersion, request.record)
+    const answer = respond(decision.result, answering)
     return audit._tag === "None" ? Effect.succeed(answer) : audited(audit.value, params, request, undefined, answer)
   })
 }
@@ -214,25 +252,26 @@ const confirmed = (
 const call = (
   tool: CompiledTool,
   params: { readonly name: string; readonly arguments?: Record<string, unknown> | undefined },
-  request: RequestContext["Service"],
+  answering: Answering,
   context: Context.Context<Kernel | RequestContext | Executor>,
   audit: Option.Option<AuditLog["Service"]>
-): Effect.Effect<Method.RawJson, never, RequestContext> => {
+): Effect.Effect<Method.RawJson, MissingRequiredClientCapability, RequestContext> => {
+  const request = answering.request
   const record = request.record
-  const version = request.protocolVersion
   const prepared = tool.prepare(params.arguments)
   // Invalid arguments are answered at once, without waiting for a slot.
   if (!Effect.isEffect(prepared)) {
-    const answer = respond(prepared, version, record)
+    const answer = respond(prepared, answering)
     return audit._tag === "None" ? Effect.succeed(answer) : audited(audit.value, params, request, undefined, answer)
   }
   const executor = Context.get(context, Executor)
   const limit = executor.limits(tool.target).maxResultBytes
   const run = executor.run(tool.target, prepared, record).pipe(
-    Effect.match({
-      // The runtime's own error results are small and never checked against the limit.
-      onFailure: (error) => respond(policyResult(error), version, record),
-      onSuccess: (result) => respond(result, version, record, limit, tool.name)
+    Effect.map((result) => respond(result, answering, limit, tool.name)),
+    // The runtime's own error results are small and never checked against the limit.
+    Effect.catchTags({
+      Overloaded: (error) => Effect.succeed(respond(policyResult(error), answering)),
+      TimedOut: (error) => Effect.succeed(respond(policyResult(error), answering))
     })
   )
   if (audit._tag === "None") return run

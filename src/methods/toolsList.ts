@@ -6,6 +6,7 @@
 import * as Effect from "effect/Effect"
 import { Kernel } from "../Kernel.ts"
 import { PaginatedParams } from "../McpSchema.ts"
+import * as Modern from "../internal/modern.ts"
 import * as Method from "../Method.ts"
 import { RequestContext } from "../RequestContext.ts"
 
@@ -31,6 +32,7 @@ export const toolsList = Method.request("tools/list", {
     const kernel = yield* Kernel
     const request = yield* RequestContext
     const page = yield* kernel.toolsPage(request.protocolVersion, params.cursor)
-    return new Method.RawJson(page)
+    // 2026-07-28: with resultType and the caching hints.
+    return yield* Modern.listPage(page)
   })
 })

@@ -295,8 +295,17 @@ describe("Streamable HTTP: the binary", () => {
     })
 
     it("a request without a session: 400; an unknown session: 404", async () => {
-      const missing = await assertRefusal(await post(server.url, ping()), 400, "Mcp-Session-Id header is required")
+      // A legacy client (its MCP-Protocol-Version names a revision with sessions) is told to initialize.
+      const missing = await assertRefusal(
+        await post(server.url, ping(), { "mcp-protocol-version": "2025-11-25" }),
+        400,
+        "Mcp-Session-Id header is required"
+      )
       assert.isNull(missing.id)
+      // Anything else without a session is a request of protocol 2026-07-28, which carries its own _meta.
+      const modern = await assertRefusal(await post(server.url, ping()), 400, "params._meta is missing", -32602)
+      assert.include(modern.error.message, "initialize")
+      assert.strictEqual(modern.id, 1)
       await assertRefusal(
         await post(server.url, ping(), { "mcp-session-id": "no-such-session" }),
         404,
@@ -722,7 +731,7 @@ const serveInProcess = async (listen: HttpTransport.ListenOptions, options: Http
   const fiber = Effect.runFork(
     Effect.gen(function* () {
       listening((yield* HttpTransport.Listener).url)
-      return yield* HttpTransport.serve(McpServer.serve(), options)
+      return yield* HttpTransport.serve(McpServer.make(), options)
     }).pipe(
       Effect.provide(
         Layer.mergeAll(HttpTransport.layerServer({ port: 0, ...listen }), Waiting).pipe(

@@ -1,0 +1,313 @@
+/**
+ * The pipeline of one request, whatever carries it: decode the params with
+ * the method's Schema, build the request's context (its `RequestContext`, a
+ * `Progress` of its own when it asked for progress), run the handler in a
+ * span, serialize the response, and write the request's log line when it
+ * ends. It takes everything it knows about the request from {@link RequestEnv}
+ * — the protocol version, the client's capabilities, where the request's
+ * messages go, the services of its era — never from a session in a closure,
+ * so the same code serves a request of a legacy session and a stateless
+ * 2026-07-28 request.
+ *
+ * @internal
+ */
+import * as Cause from "effect/Cause"
+import type * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import type * as Exit from "effect/Exit"
+import type * as Fiber from "effect/Fiber"
+import * as LogLevel from "effect/LogLevel"
+import * as Option from "effect/Option"
+import * as References from "effect/References"
+import { InternalError, InvalidParams, isMcpError } from "../McpError.ts"
+import type { ClientCapabilities, Implementation, RequestId } from "../McpSchema.ts"
+import type * as Method from "../Method.ts"
+import { Progress } from "../Progress.ts"
+import * as ProtocolVersion from "../ProtocolVersion.ts"
+import { RequestContext, type RequestRecord } from "../RequestContext.ts"
+import { formatIssues } from "./compileTool.ts"
+import { errorLine, notificationLine, successLine } from "./jsonRpc.ts"
+import { makeReporter } from "./progress.ts"
+import { utf8Length } from "./utf8.ts"
+
+/** What every request served by one server shares. */
+export interface Shared {
+  readonly clock: Clock.Clock
+  /** Whether a tracing backend is installed (with Effect's native tracer a span would go nowhere). */
+  readonly tracing: boolean
+  readonly progressIntervalMs: number
+}
+
+/** Everything a request's pipeline needs to know about the request and where it came from. */
+export interface RequestEnv {
+  readonly protocolVersion: ProtocolVersion.ProtocolVersion
+  readonly clientCapabilities: ClientCapabilities
+  readonly clientInfo: Implementation | undefined
+  /** Sends a message that belongs to this request (progress, a log message, a notification of its own). */
+  readonly send: (line: string) => Effect.Effect<void>
+  /** Starts a fiber outside the request (progress timers), with the server's services. */
+  readonly fork: <A>(effect: Effect.Effect<A>) => Fiber.Fiber<A>
+  /** Names the connection (or `stateless`) on the request's span. */
+  readonly scope: string
+  /** The next correlation id. */
+  readonly correlationId: () => string
+  /**
+   * Services of the request's era added to its context (the per-request
+   * `Client`, `Session` and `ClientLog` of a stateless request); undefined
+   * when the context it runs in already has them (a legacy session's).
+   */
+  readonly services?: Context.Context<never> | undefined
+  /** Where the request's record is kept while it runs, so that cancelling it can mark it ended. */
+  readonly records?: Map<string, RequestRecord> | undefined
+  /** Turns a handler's result into what goes on the wire (the 2026-07-28 result fields). */
+  readonly shape?: ((result: unknown, method: string) => unknown) | undefined
+}
+
+/** The key of a request id in maps (`1` and `"1"` are different ids). */
+export const requestKey = (id: RequestId): string => (typeof id === "string" ? `s:${id}` : `n:${id}`)
+
+const progressTokenOf = (params: { readonly [key: string]: unknown } | undefined): string | number | undefined => {
+  const meta = params?._meta
+  if (typeof meta !== "object" || meta === null) return undefined
+  const token = (meta as { progressToken?: unknown }).progressToken
+  return typeof token === "string" || typeof token === "number" ? token : undefined
+}
+
+/** The request pipeline of one server. */
+export interface Dispatch {
+  /** Decodes the params, runs the handler and answers with the response line. */
+  readonly execute: (
+    method: Method.Request,
+    id: RequestId,
+    params: { readonly [key: string]: unknown } | undefined,
+    bytesIn: number | undefined,
+    env: RequestEnv
+  ) => Effect.Effect<string>
+  /**
+   * Logs (and, with a tracing backend, spans) a request answered with an
+   * error before any handler ran, or a message that never became a request
+   * (`method` absent), and returns its line.
+   */
+  readonly rejected: (
+    method: string | undefined,
+    id: RequestId | null,
+    bytesIn: number | undefined,
+    line: string,
+    scope: string,
+    correlationId: () => string
+  ) => Effect.Effect<string>
+}
+
+/** Builds the pipeline. */
+export const make = (shared: Shared): Dispatch => {
+  const { clock, progressIntervalMs, tracing } = shared
+
+  // Only a self-inflicted interruption reaches `onFailure`: when the
+  // request's fiber is interrupted from outside (cancellation, shutdown),
+  // the continuation never runs and nothing is sent.
+  const onFailure = (
+    method: Method.Request,
+    id: RequestId,
+    correlationId: string,
+    cause: Cause.Cause<unknown>,
+    record: RequestRecord
+  ): Effect.Effect<string> => {
+    const failure = Cause.findErrorOption(cause)
+    if (Option.isSome(failure) && isMcpError(failure.value) && !Cause.hasDies(cause)) {
+      // A policy outcome (timeout, overloaded) set on the way is kept.
+      record.outcome = failure.value._tag === "InternalError" ? "internal_error" : (record.outcome ?? "error")
+      return Effect.succeed(errorLine(id, failure.value))
+    }
+    record.outcome = "internal_error"
+    return Effect.as(
+      Effect.logError(
+        Cause.hasInterruptsOnly(cause)
+          ? `${method.name} was interrupted from within`
+          : `${method.name} failed with a defect`,
+        { method: method.name, id, correlation_id: correlationId, cause: Cause.pretty(cause) }
+      ),
+      errorLine(id, new InternalError({ correlationId }))
+    )
+  }
+
+  const rejected: Dispatch["rejected"] = (method, id, bytesIn, line, scope, correlationId) => {
+    const log = Effect.withFiber((fiber) =>
+      LogLevel.isGreaterThanOrEqualTo("Info", fiber.getRef(References.MinimumLogLevel))
+        ? Effect.logInfo("request", {
+            ...(method === undefined ? {} : { method }),
+            id,
+            correlation_id: correlationId(),
+            queue_ms: 0,
+            elapsed_ms: 0,
+            outcome: "error",
+            ...(bytesIn === undefined ? {} : { bytes_in: bytesIn }),
+            bytes_out: utf8Length(line) + 1
+          })
+        : Effect.void
+    )
+    const logged = Effect.as(log, line)
+    // A request (it has a method) gets its span even when no handler ran.
+    return tracing && method !== undefined
+      ? Effect.withSpan(logged, method, {
+          attributes: {
+            "mcp.request.id": id,
+            "mcp.session.id": scope,
+            "mcp.outcome": "error",
+            "error.type": "error"
+          },
+          captureStackTrace: false
+        })
+      : logged
+  }
+
+  const execute: Dispatch["execute"] = (method, id, params, bytesIn, env) => {
+    const decoded = method.decode(params ?? {})
+    if (decoded._tag === "Failure") {
+      const error = Cause.findErrorOption(decoded.cause)
+      const lines = Option.isSome(error) ? formatIssues(error.value.issue) : []
+      return rejected(
+        method.name,
+        id,
+        bytesIn,
+        errorLine(
+          id,
+          new InvalidParams({
+            message: `Invalid params for ${method.name}${lines.length > 0 ? `:\n${lines.join("\n")}` : ""}`
+          })
+        ),
+        env.scope,
+        env.correlationId
+      )
+    }
+    const correlationId = env.correlationId()
+    const progressToken = progressTokenOf(params)
+    const record: RequestRecord = {
+      tool: undefined,
+      capability: undefined,
+      queueMs: 0,
+      outcome: undefined,
+      ended: false
+    }
+    const key = requestKey(id)
+    const records = env.records
+    // A sequential method (initialize) skips the in-flight check: never
+    // replace the record of another request that has this id.
+    if (records !== undefined && !records.has(key)) records.set(key, record)
+    const request = RequestContext.of({
+      requestId: id,
+      method: method.name,
+      correlationId,
+      protocolVersion: env.protocolVersion,
+      clientCapabilities: env.clientCapabilities,
+      clientInfo: env.clientInfo,
+      progressToken,
+      record
+    })
+    const send = env.send
+    const reporter =
+      progressToken === undefined
+        ? undefined
+        : makeReporter({
+            token: progressToken,
+            intervalMs: progressIntervalMs,
+            withMessage: ProtocolVersion.hasToolAnnotations(env.protocolVersion),
+            now: () => Number(clock.monotonicTimeNanosUnsafe()) / 1e6,
+            send: (update) =>
+              send(notificationLine("notifications/progress", update as unknown as Record<string, unknown>)),
+            fork: env.fork,
+            isOpen: () => !record.ended
+          })
+    const started = clock.monotonicTimeNanosUnsafe()
+    const shape = env.shape
+
+    // When the request ends, however it ends: the last progress (unless it
+    // was cancelled), then its span attributes and its log line.
+    const finish = (exit: Exit.Exit<string>): Effect.Effect<void> =>
+      Effect.withFiber((fiber) => {
+        const cancelled = exit._tag === "Failure"
+        if (records !== undefined && records.get(key) === record) records.delete(key)
+        const line = cancelled ? undefined : exit.value
+        const outcome = cancelled ? "cancelled" : (record.outcome ?? "ok")
+        let annotate: Effect.Effect<void> = Effect.void
+        if (tracing) {
+          // `error.type` as in OpenTelemetry's semantic conventions, for any outcome but ok.
+          const attributes: Record<string, unknown> =
+            outcome === "ok" ? { "mcp.outcome": outcome } : { "mcp.outcome": outcome, "error.type": outcome }
+          if (record.tool !== undefined) attributes["mcp.tool.name"] = record.tool
+          if (record.capability !== undefined) attributes["mcp.capability"] = record.capability
+          annotate = Effect.annotateCurrentSpan(attributes)
+        }
+        let log: Effect.Effect<void> = annotate
+        if (LogLevel.isGreaterThanOrEqualTo("Info", fiber.getRef(References.MinimumLogLevel))) {
+          const elapsedMs = Number(clock.monotonicTimeNanosUnsafe() - started) / 1e6
+          const fields: Record<string, unknown> = {
+            method: method.name,
+            id,
+            correlation_id: correlationId
+          }
+          if (record.tool !== undefined) fields.tool = record.tool
+          fields.queue_ms = Math.round(record.queueMs * 1000) / 1000
+          fields.elapsed_ms = Math.round(elapsedMs * 1000) / 1000
+          fields.outcome = outcome
+          if (bytesIn !== undefined) fields.bytes_in = bytesIn
+          if (line !== undefined) fields.bytes_out = utf8Length(line) + 1
+          // The fields as the message's second part: no log annotation context to
+          // build per request; the JSON logger (layers/Logging) puts them with the
+          // annotations.
+          log = Effect.andThen(annotate, Effect.logInfo("request", fields))
+        }
+        if (reporter === undefined) {
+          record.ended = true
+          return log
+        }
+        return Effect.andThen(
+          reporter.close(!cancelled),
+          Effect.suspend(() => {
+            record.ended = true
+            return log
+          })
+        )
+      })
+
+    const services = env.services
+    const own =
+      reporter === undefined
+        ? Context.make(RequestContext, request)
+        : Context.make(RequestContext, request).pipe(Context.add(Progress, reporter.service))
+    // `suspend`: a handler that throws instead of returning an Effect fails
+    // this request only, as a defect.
+    return Effect.suspend(() => method.handler(decoded.value)).pipe(
+      Effect.matchCauseEffect({
+        onSuccess: (result) =>
+          Effect.succeed(successLine(id, shape === undefined ? result : shape(result, method.name))),
+        onFailure: (cause) => onFailure(method, id, correlationId, cause, record)
+      }),
+      Effect.onExit(finish),
+      // Data-first on purpose: in effect 4.1.0 the data-last form ignores its
+      // options and captures a stack trace for every span.
+      // With no tracing backend (Effect's native tracer), a span would go
+      // nowhere: the request runs without one and saves its cost.
+      (self) =>
+        tracing
+          ? Effect.withSpan(self, method.name, {
+              attributes: {
+                "mcp.request.id": id,
+                "mcp.correlation_id": correlationId,
+                "mcp.session.id": env.scope
+              },
+              captureStackTrace: false
+            })
+          : self,
+      // Progress is in the connection's context, disabled; only a request that
+      // asked for progress gets one of its own.
+      services === undefined
+        ? reporter === undefined
+          ? Effect.provideService(RequestContext, request)
+          : Effect.provideContext(own)
+        : Effect.provideContext(Context.merge(services, own))
+    ) as Effect.Effect<string>
+  }
+
+  return { execute, rejected }
+}

@@ -1,0 +1,56 @@
+/**
+ * The result fields of MCP 2026-07-28 for methods that build their result as
+ * serialized JSON (the list pages, `tools/call`): `resultType`, the caching
+ * hints of cacheable results, and the server's identity in `_meta`.
+ *
+ * @internal
+ */
+import * as Effect from "effect/Effect"
+import { RawJson } from "../Method.ts"
+import * as ProtocolVersion from "../ProtocolVersion.ts"
+import { RequestContext } from "../RequestContext.ts"
+import { ServerConfig, type ServerConfigShape } from "../ServerConfig.ts"
+import { metaKey } from "./meta.ts"
+
+/** The `_meta` of every 2026-07-28 result: the server's identity. */
+export const serverInfoOf = (config: ServerConfigShape) =>
+  config.title === undefined
+    ? { name: config.name, version: config.version }
+    : { name: config.name, version: config.version, title: config.title }
+
+/** Who may keep a cached result: anyone (`public`), or the same authorization context (`private`). */
+export type CacheScope = "public" | "private"
+
+const prefixes = new WeakMap<ServerConfigShape, string>()
+const metaMember = (config: ServerConfigShape): string => {
+  let member = prefixes.get(config)
+  if (member === undefined) {
+    member = `"_meta":${JSON.stringify({ [metaKey.serverInfo]: serverInfoOf(config) })}`
+    prefixes.set(config, member)
+  }
+  return member
+}
+
+/**
+ * A serialized result (an object's JSON) as the request's revision wants it:
+ * as it is for the legacy revisions; with `resultType`, the caching hints
+ * (when given) and the server's identity in `_meta` for 2026-07-28. The JSON
+ * must not have a top-level `_meta` of its own.
+ */
+export const raw = (
+  json: string,
+  cache?: { readonly ttlMs: number; readonly scope: CacheScope } | undefined
+): Effect.Effect<RawJson, never, RequestContext> =>
+  Effect.flatMap(Effect.service(RequestContext), (request) => {
+    if (!ProtocolVersion.isModern(request.protocolVersion)) return Effect.succeed(new RawJson(json))
+    return Effect.map(Effect.service(ServerConfig), (config) => {
+      const hints =
+        cache === undefined ? "" : `"ttlMs":${Math.max(0, Math.round(cache.ttlMs))},"cacheScope":"${cache.scope}",`
+      const head = `{"resultType":"complete",${hints}${metaMember(config)}`
+      return new RawJson(json === "{}" ? `${head}}` : `${head},${json.slice(1)}`)
+    })
+  })
+
+/** A list page (`tools/list` …): public, for the configured `listTtlMs`. */
+export const listPage = (json: string): Effect.Effect<RawJson, never, RequestContext> =>
+  Effect.flatMap(Effect.service(ServerConfig), (config) => raw(json, { ttlMs: config.listTtlMs, scope: "public" }))

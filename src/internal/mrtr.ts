@@ -1,0 +1,316 @@
+/**
+ * Input-required rounds (MCP 2026-07-28, "multi round-trip requests"): the
+ * `Client` a request gets when it may ask the client for input
+ * (`tools/call`, `prompts/get`, `resources/read`).
+ *
+ * The handler runs unchanged. Each request it makes to the client
+ * (`elicitation/create`, `sampling/createMessage`, `roots/list`) is filed
+ * under a key — the one the handler chose with `Client.inputKey`, or one
+ * derived from the request itself — and looked up in the answers this
+ * attempt carries: the answers of earlier rounds, sealed in `requestState`,
+ * and the client's `inputResponses`. An answered request returns the answer
+ * at once; an unanswered one is noted and waits forever. Once the handler's
+ * fibers have had a moment to make their other requests (so that requests
+ * made concurrently travel together), the round ends: the handler is
+ * interrupted and the request is answered with an input-required result
+ * listing every unanswered request, and a new `requestState` with every
+ * answer used so far. The retry runs the handler again from the start (see
+ * `docs/adr/0003-input-required-rounds.md`): nothing is kept in memory
+ * between rounds.
+ *
+ * @internal
+ */
+import * as Clock from "effect/Clock"
+import * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
+import * as Stream from "effect/Stream"
+import { Client, ClientRequestFailed, InputKey } from "../Client.ts"
+import { InvalidParams, type McpError } from "../McpError.ts"
+import type { ClientCapabilities } from "../McpSchema.ts"
+import { type Refusal, RequestStateKeys } from "../RequestState.ts"
+import { digest, open, seal } from "./sealing.ts"
+
+/** The methods a handler may ask the client for, under 2026-07-28. */
+const inputMethods = new Set(["elicitation/create", "sampling/createMessage", "roots/list"])
+
+/** JSON with object keys in sorted order: the same value always gives the same text. */
+export const canonicalJson = (value: unknown): string => {
+  if (value === null || typeof value !== "object") return JSON.stringify(value) ?? "null"
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`
+  const entries = Object.keys(value)
+    .filter((key) => (value as Record<string, unknown>)[key] !== undefined)
+    .sort()
+    .map((key) => `${JSON.stringify(key)}:${canonicalJson((value as Record<string, unknown>)[key])}`)
+  return `{${entries.join(",")}}`
+}
+
+// A fast 53-bit hash (cyrb53): names input requests; not a security boundary
+// (the answers it names travel inside the sealed state).
+const hash53 = (text: string): string => {
+  let h1 = 0xdeadbeef
+  let h2 = 0x41c6ce57
+  for (let i = 0; i < text.length; i++) {
+    const ch = text.charCodeAt(i)
+    h1 = Math.imul(h1 ^ ch, 2654435761)
+    h2 = Math.imul(h2 ^ ch, 1597334677)
+  }
+  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909)
+  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909)
+  return (4294967296 * (2097151 & h2) + (h1 >>> 0)).toString(36)
+}
+
+const keyPrefix: Record<string, string> = {
+  "elicitation/create": "elicitation",
+  "sampling/createMessage": "sampling",
+  "roots/list": "roots"
+}
+
+/** What the sealed state holds (short keys: it travels on every retry). */
+interface Payload {
+  /** The format's version. */
+  readonly v: 1
+  /** The method of the request it belongs to. */
+  readonly m: string
+  /** SHA-256 of the request's identifying parameters. */
+  readonly r: string
+  /** When it was issued (epoch ms). */
+  readonly t: number
+  /** Answers of earlier rounds: key → [hash of the input request it answers, the answer]. */
+  readonly a: Record<string, readonly [string, unknown]>
+}
+
+const isPayload = (u: unknown): u is Payload => {
+  if (typeof u !== "object" || u === null) return false
+  const p = u as Record<string, unknown>
+  return (
+    p.v === 1 &&
+    typeof p.m === "string" &&
+    typeof p.r === "string" &&
+    typeof p.t === "number" &&
+    typeof p.a === "object" &&
+    p.a !== null &&
+    Object.values(p.a).every((entry) => Array.isArray(entry) && entry.length === 2 && typeof entry[0] === "string")
+  )
+}
+
+/** The parameters that make a request what it is (what its `requestState` is bound to). */
+const identityOf = (params: { readonly [key: string]: unknown }): Record<string, unknown> => {
+  const { _meta: _, inputResponses: __, requestState: ___, ...rest } = params
+  return rest
+}
+
+const isObject = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
+
+// The shape the client's answer must have, before the handler decodes it in detail.
+const answerProblem = (method: string, answer: unknown): string | undefined => {
+  if (!isObject(answer)) return "it is not an object"
+  switch (method) {
+    case "elicitation/create":
+      return answer.action === "accept" || answer.action === "decline" || answer.action === "cancel"
+        ? answer.content === undefined || isObject(answer.content)
+          ? undefined
+          : "its content is not an object"
+        : 'its action is not "accept", "decline" or "cancel"'
+    case "sampling/createMessage":
+      return (answer.role === "user" || answer.role === "assistant") &&
+        (isObject(answer.content) || Array.isArray(answer.content)) &&
+        typeof answer.model === "string"
+        ? undefined
+        : "it is not a sampling result (role, content, model)"
+    case "roots/list":
+      return Array.isArray(answer.roots) ? undefined : "it has no roots array"
+    default:
+      return undefined
+  }
+}
+
+const resultNames: Record<string, string> = {
+  "elicitation/create": "ElicitResult",
+  "sampling/createMessage": "CreateMessageResult",
+  "roots/list": "ListRootsResult"
+}
+
+const refused = (reason: Refusal, detail: string) =>
+  new InvalidParams({
+    message:
+      `Invalid requestState: ${detail}. Send the request again without requestState and inputResponses ` +
+      `to start it over.`,
+    data: { reason }
+  })
+
+/** One attempt of a request that may ask the client for input. */
+export interface Round {
+  /** The `Client` its handler gets. */
+  readonly client: Client["Service"]
+  /**
+   * Completes once the handler has asked for input nobody gave and had a
+   * moment to ask for the rest; fails with the protocol error of an answer
+   * that is malformed. Never completes while the handler needs nothing.
+   */
+  readonly blocked: Effect.Effect<void, McpError>
+  /** The input-required result of this round (once {@link blocked} completed). */
+  readonly result: Effect.Effect<Record<string, unknown>>
+}
+
+/**
+ * Reads a request's `inputResponses` and `requestState` (opening and checking
+ * the state) and builds its round. Fails with −32602 when either is
+ * malformed or the state is refused.
+ */
+export const prepare = (
+  method: string,
+  params: { readonly [key: string]: unknown },
+  clientCapabilities: ClientCapabilities,
+  notify: (method: string, params?: Record<string, unknown>) => Effect.Effect<void>
+): Effect.Effect<Round, InvalidParams> =>
+  Effect.gen(function* () {
+    const responses = params.inputResponses
+    if (responses !== undefined && !isObject(responses)) {
+      return yield* new InvalidParams({
+        message:
+          "Invalid params: inputResponses must be an object whose keys are those of the input requests " +
+          "and whose values are the client's results.",
+        data: { reason: "input_responses_malformed" }
+      })
+    }
+    const state = params.requestState
+    if (state !== undefined && typeof state !== "string") {
+      return yield* new InvalidParams({
+        message: "Invalid params: requestState must be the string the server sent, as it was.",
+        data: { reason: "request_state_malformed" }
+      })
+    }
+    const settings = yield* RequestStateKeys
+    const requestDigest = yield* digest(`${method}\n${canonicalJson(identityOf(params))}`)
+    const answers = new Map<string, { readonly hash: string | undefined; readonly value: unknown }>()
+    if (state !== undefined) {
+      const opened = yield* open(settings, state)
+      if (opened._tag === "Refused") return yield* refused(opened.reason, opened.detail)
+      const payload = opened.payload
+      if (!isPayload(payload)) return yield* refused("request_state_malformed", "its content is not a state")
+      if (payload.m !== method || payload.r !== requestDigest) {
+        return yield* refused(
+          "request_state_mismatch",
+          payload.m !== method
+            ? `it was issued for ${payload.m}, not ${method}`
+            : "it was issued for a request with other parameters (a retry must repeat the original request)"
+        )
+      }
+      const now = yield* Clock.currentTimeMillis
+      if (now - payload.t > settings.maxAgeMs) {
+        return yield* refused(
+          "request_state_expired",
+          `it is ${Math.round((now - payload.t) / 1000)} s old; states are valid for ${Math.round(settings.maxAgeMs / 1000)} s`
+        )
+      }
+      for (const [key, [hash, value]] of Object.entries(payload.a)) answers.set(key, { hash, value })
+    }
+    // Answers the client gives now; for a key answered in an earlier round the recorded answer stays.
+    if (responses !== undefined) {
+      for (const [key, value] of Object.entries(responses)) {
+        if (!answers.has(key)) answers.set(key, { hash: undefined, value })
+      }
+    }
+
+    const asked = new Map<string, { readonly method: string; readonly params: Record<string, unknown> }>()
+    const used: Record<string, readonly [string, unknown]> = {}
+    const occurrences = new Map<string, number>()
+    const firstAsk = yield* Deferred.make<void, McpError>()
+    let asks = 0
+
+    const request = (
+      inputMethod: string,
+      inputParams: Record<string, unknown>
+    ): Effect.Effect<Record<string, unknown>, ClientRequestFailed> =>
+      Effect.flatMap(
+        Effect.service(InputKey),
+        (chosen): Effect.Effect<Record<string, unknown>, ClientRequestFailed> => {
+          if (!inputMethods.has(inputMethod)) {
+            return Effect.fail(
+              new ClientRequestFailed({
+                method: inputMethod,
+                message:
+                  `${inputMethod} cannot be asked of a 2026-07-28 client: only elicitation/create, ` +
+                  `sampling/createMessage and roots/list travel in input-required results.`
+              })
+            )
+          }
+          const hash = hash53(`${inputMethod}\n${canonicalJson(inputParams)}`)
+          let key = chosen
+          if (key === undefined) {
+            const base = `${keyPrefix[inputMethod]}-${hash}`
+            const seen = (occurrences.get(base) ?? 0) + 1
+            occurrences.set(base, seen)
+            key = seen === 1 ? base : `${base}-${seen}`
+          }
+          const answer = answers.get(key)
+          // An answer recorded for another question under the same key is not this one's.
+          if (answer !== undefined && (answer.hash === undefined || answer.hash === hash)) {
+            const problem = answerProblem(inputMethod, answer.value)
+            if (problem !== undefined) {
+              Deferred.doneUnsafe(
+                firstAsk,
+                Effect.fail(
+                  new InvalidParams({
+                    message:
+                      `Invalid params: inputResponses.${key} is not a valid ${resultNames[inputMethod]}: ${problem}. ` +
+                      `Answer the input request "${key}" with the client's result for ${inputMethod}.`,
+                    data: { reason: "input_response_malformed", key }
+                  })
+                )
+              )
+              return Effect.never
+            }
+            used[key] = [hash, answer.value]
+            return Effect.succeed(answer.value as Record<string, unknown>)
+          }
+          asked.set(key, { method: inputMethod, params: inputParams })
+          asks++
+          Deferred.doneUnsafe(firstAsk, Effect.void)
+          return Effect.never
+        }
+      )
+
+    // Once a request is unanswered, the handler's other fibers get a few turns
+    // of the scheduler to make theirs, until a turn brings no new one.
+    const settle = (seen: number, quiet: number): Effect.Effect<void> =>
+      Effect.flatMap(Effect.yieldNow, () =>
+        asks === seen ? (quiet >= 3 ? Effect.void : settle(seen, quiet + 1)) : settle(asks, 0)
+      )
+
+    const client = Client.of({
+      capabilities: () => clientCapabilities,
+      protocolVersion: () => "2026-07-28",
+      request,
+      notify,
+      rootsChanged: Stream.empty,
+      publishRootsChanged: Effect.void,
+      pending: () => asked.size
+    })
+
+    const result = Effect.suspend(() => {
+      const inputRequests: Record<string, unknown> = {}
+      for (const [key, { method: inputMethod, params: inputParams }] of asked) {
+        inputRequests[key] = { method: inputMethod, params: inputParams }
+      }
+      return Effect.flatMap(Clock.currentTimeMillis, (now) =>
+        Effect.map(
+          seal(settings, { v: 1, m: method, r: requestDigest, t: now, a: used } satisfies Payload),
+          (requestState): Record<string, unknown> => ({
+            resultType: "input_required",
+            inputRequests,
+            requestState
+          })
+        )
+      )
+    })
+
+    return {
+      client,
+      blocked: Effect.andThen(
+        Deferred.await(firstAsk),
+        Effect.suspend(() => settle(asks, 0))
+      ),
+      result
+    }
+  })

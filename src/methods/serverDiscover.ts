@@ -1,0 +1,84 @@
+/**
+ * `server/discover` (2026-07-28): the protocol versions, capabilities,
+ * instructions and identity of the server, in one request any client may
+ * send first, or never.
+ *
+ * @since 0.2.0
+ */
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
+import * as Modern from "../internal/modern.ts"
+import { Kernel } from "../Kernel.ts"
+import type { ServerCapabilities } from "../McpSchema.ts"
+import * as Method from "../Method.ts"
+import * as ProtocolVersion from "../ProtocolVersion.ts"
+import { ServerConfig } from "../ServerConfig.ts"
+
+/**
+ * The capabilities the server has now, as 2026-07-28 names them: what is
+ * registered (tools, prompts, resources, completions), `logging` (messages
+ * go to requests that ask for them in `_meta`), and the extensions of the
+ * registered capabilities. `listChanged` and `subscribe` are served on
+ * `subscriptions/listen` streams.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import * as Effect from "effect/Effect"
+ * import * as Kernel from "effect-mcp-runtime/Kernel"
+ * import { capabilities } from "effect-mcp-runtime/methods/serverDiscover"
+ *
+ * const advertised = Effect.map(Effect.service(Kernel.Kernel), capabilities)
+ * ```
+ *
+ * @category constructors
+ * @since 0.2.0
+ */
+export const capabilities = (kernel: Kernel["Service"]): ServerCapabilities => {
+  const extensions = kernel.extensions()
+  return {
+    ...(kernel.completes() ? { completions: {} } : {}),
+    logging: {},
+    ...(kernel.promptCount() > 0 ? { prompts: { listChanged: true } } : {}),
+    ...(kernel.resourceCount() > 0 ? { resources: { subscribe: true, listChanged: true } } : {}),
+    ...(kernel.toolCount() > 0 ? { tools: { listChanged: true } } : {}),
+    ...(extensions.length === 0
+      ? {}
+      : { extensions: Object.fromEntries(extensions.map(({ id, settings }) => [id, settings])) })
+  }
+}
+
+/**
+ * Answers `server/discover`: every supported protocol version (the legacy
+ * ones are reached through `initialize`), the capabilities, the
+ * instructions, with the caching hints of a list (`listTtlMs`, public). The
+ * request carries only `_meta`.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import { serverDiscover } from "effect-mcp-runtime/methods/serverDiscover"
+ *
+ * serverDiscover.decode({})._tag // => "Success"
+ * ```
+ *
+ * @category constants
+ * @since 0.2.0
+ */
+export const serverDiscover = Method.request("server/discover", {
+  params: Schema.Struct({}),
+  revisions: "modern",
+  handler: () =>
+    Effect.flatMap(Effect.service(Kernel), (kernel) =>
+      Effect.flatMap(Effect.service(ServerConfig), (config) =>
+        Modern.raw(
+          JSON.stringify({
+            supportedVersions: ProtocolVersion.supported,
+            capabilities: capabilities(kernel),
+            ...(config.instructions === undefined ? {} : { instructions: config.instructions })
+          }),
+          { ttlMs: config.listTtlMs, scope: "public" }
+        )
+      )
+    )
+})
