@@ -1,16 +1,16 @@
 /**
  * The capabilities bundled with the `mcp-runtime` binary, by id. The binary's
- * entry point composes them; the server core imports none of them.
+ * entry point composes them with the host services it chooses (on Node: the
+ * Node command runner and workspace, in `src/cli/compose.ts`); the server
+ * core imports none of them, and none of them picks an implementation.
  *
  * @since 0.1.0
  */
 import * as Layer from "effect/Layer"
-import * as NodeCommandRunner from "../layers/NodeCommandRunner.ts"
-import * as NodeWorkspace from "../layers/NodeWorkspace.ts"
 import type { CommandRunner } from "../src/CommandRunner.ts"
 import type * as Kernel from "../src/Kernel.ts"
-import type { WorkspaceError } from "../src/Workspace.ts"
-import { ConformanceCapability } from "./conformance/index.ts"
+import type { Workspace, WorkspaceError } from "../src/Workspace.ts"
+import { aliases as conformanceAliases, ConformanceCapability } from "./conformance/index.ts"
 import { ExecCapability } from "./exec/index.ts"
 import { ExecSettings, type ExecSettingsShape } from "./exec/settings.ts"
 import { FeCapability } from "./fe/index.ts"
@@ -27,24 +27,48 @@ import { WorkspaceCapability } from "./workspace/index.ts"
  * ```ts
  * import type { BundleSettings } from "./capabilities/index.ts"
  *
- * const settings: BundleSettings = { workspace: { root: "/srv/project" }, exec: undefined }
+ * const settings: BundleSettings = { exec: undefined }
  * ```
  *
  * @category models
  * @since 0.1.0
  */
 export interface BundleSettings {
-  /** The Node Workspace's options (root, deny list, read cap). */
-  readonly workspace: NodeWorkspace.Options
   /** The exec capability's settings; undefined keeps its defaults. */
   readonly exec: ExecSettingsShape | undefined
   /** The fe capability's settings; undefined (or absent) keeps its defaults. */
   readonly fe?: FeSettingsShape | undefined
 }
 
+/**
+ * The host services the bundled capabilities share, as layers the binary
+ * chooses: one command runner (every run's output in one store) and the
+ * workspace of the root.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import type { BundleServices } from "./capabilities/index.ts"
+ * import * as NodeCommandRunner from "./layers/NodeCommandRunner.ts"
+ * import * as NodeWorkspace from "./layers/NodeWorkspace.ts"
+ *
+ * const services: BundleServices = {
+ *   commandRunner: NodeCommandRunner.layer(),
+ *   workspace: NodeWorkspace.layer({ root: "/srv/project" })
+ * }
+ * ```
+ *
+ * @category models
+ * @since 0.2.0
+ */
+export interface BundleServices {
+  readonly commandRunner: Layer.Layer<CommandRunner>
+  readonly workspace: Layer.Layer<Workspace, WorkspaceError>
+}
+
 type Bundle = (
   settings: BundleSettings,
-  services: { readonly commandRunner: Layer.Layer<CommandRunner> }
+  services: BundleServices
 ) => Layer.Layer<never, Kernel.KernelError | WorkspaceError, Kernel.Kernel>
 
 /**
@@ -67,8 +91,8 @@ type Bundle = (
  */
 export const bundled = {
   system: () => SystemCapability,
-  // The files of the server's root (`--root`), through the Node Workspace.
-  workspace: (settings) => WorkspaceCapability.pipe(Layer.provide(NodeWorkspace.layer(settings.workspace))),
+  // The files of the server's root (`--root`), through the workspace the binary chose.
+  workspace: (_settings, services) => WorkspaceCapability.pipe(Layer.provide(services.workspace)),
   // Commands from the allowlist, run in the root by the shared CommandRunner.
   exec: (settings, services) =>
     ExecCapability.pipe(
@@ -79,7 +103,7 @@ export const bundled = {
   fe: (settings, services) =>
     FeCapability.pipe(
       Layer.provide(services.commandRunner),
-      Layer.provide(NodeWorkspace.layer(settings.workspace)),
+      Layer.provide(services.workspace),
       Layer.provide(settings.fe === undefined ? Layer.empty : Layer.succeed(FeSettings, settings.fe))
     ),
   conformance: () => ConformanceCapability
@@ -121,15 +145,40 @@ export type BundledId = keyof typeof bundled
 export const defaults: ReadonlyArray<BundledId> = ["system", "workspace", "exec", "fe"]
 
 /**
+ * The public names the kernel publishes some tools under, for the given
+ * bundled capabilities: the conformance fixtures' unprefixed names (see
+ * `docs/adr/0004-conformance-fixture-names.md`); none for the others.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import { aliasesFor } from "./capabilities/index.ts"
+ *
+ * aliasesFor(["system"]) // => {}
+ * aliasesFor(["conformance"]).greet // => "tasks_greet"
+ * ```
+ *
+ * @category constants
+ * @since 0.2.0
+ */
+export const aliasesFor = (ids: ReadonlyArray<BundledId>): Readonly<Record<string, string>> =>
+  ids.includes("conformance") ? conformanceAliases : {}
+
+/**
  * The layer of the given bundled capabilities, built with the settings and
- * sharing one Node CommandRunner.
+ * the host services (one command runner, one workspace, shared).
  *
  * **Example**
  *
  * ```ts
  * import { layer } from "./capabilities/index.ts"
+ * import * as NodeCommandRunner from "./layers/NodeCommandRunner.ts"
+ * import * as NodeWorkspace from "./layers/NodeWorkspace.ts"
  *
- * const Capabilities = layer(["system", "workspace"], { workspace: { root: "/srv/project" }, exec: undefined })
+ * const Capabilities = layer(["system", "workspace"], { exec: undefined }, {
+ *   commandRunner: NodeCommandRunner.layer(),
+ *   workspace: NodeWorkspace.layer({ root: "/srv/project" })
+ * })
  * ```
  *
  * @category layers
@@ -137,9 +186,9 @@ export const defaults: ReadonlyArray<BundledId> = ["system", "workspace", "exec"
  */
 export const layer = (
   ids: ReadonlyArray<BundledId>,
-  settings: BundleSettings
+  settings: BundleSettings,
+  services: BundleServices
 ): Layer.Layer<never, Kernel.KernelError | WorkspaceError, Kernel.Kernel> => {
-  const services = { commandRunner: NodeCommandRunner.layer() }
   return ids.reduce(
     (acc: Layer.Layer<never, Kernel.KernelError | WorkspaceError, Kernel.Kernel>, id) =>
       Layer.merge(acc, bundled[id](settings, services)),

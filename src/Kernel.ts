@@ -590,6 +590,8 @@ export class Kernel extends Context.Service<
       readonly id: string
       readonly settings: { readonly [key: string]: unknown }
     }>
+    /** Whether a registered tool may run as a task (the server then offers the tasks extension). */
+    readonly supportsTasks: () => boolean
     /** The aliases the kernel was built with whose target no capability registered. */
     readonly unusedAliases: () => ReadonlyArray<InvalidAlias>
     /** Registers a tool at run time under `app_<name>`. */
@@ -1271,6 +1273,10 @@ export const make = Effect.fnUntraced(function* (options: Options = {}) {
   return Kernel.of({
     registerCapability,
     extensionMethod: (method) => extensionMethods.get(method)?.method,
+    supportsTasks: () => {
+      for (const tool of tools.values()) if (tool.task !== undefined) return true
+      return false
+    },
     extensions: () => [...extensionsById].map(([id, { settings }]) => ({ id, settings })),
     unusedAliases: () =>
       [...aliasTargets]

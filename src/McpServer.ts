@@ -56,6 +56,7 @@ import * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import * as FiberSet from "effect/FiberSet"
 import type * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
 import * as References from "effect/References"
@@ -67,6 +68,7 @@ import { Executor, make as makeExecutor } from "./Executor.ts"
 import * as Connection from "./internal/connection.ts"
 import * as Dispatch from "./internal/dispatch.ts"
 import { Closing } from "./internal/lifecycle.ts"
+import * as Tasks from "./internal/tasks.ts"
 import * as Stateless from "./internal/stateless.ts"
 import { Kernel } from "./Kernel.ts"
 import type { RequestId } from "./McpSchema.ts"
@@ -77,6 +79,7 @@ import { disabled as disabledProgress, Progress } from "./Progress.ts"
 import type { RequestContext } from "./RequestContext.ts"
 import { ServerConfig } from "./ServerConfig.ts"
 import type { Session } from "./Session.ts"
+import { makeMemory as makeMemoryTaskStore, TaskStore } from "./TaskStore.ts"
 import type { Transport } from "./Transport.ts"
 
 /**
@@ -320,9 +323,16 @@ export const make = <const Methods extends ReadonlyArray<Method.Any> = typeof de
     const dispatch = Dispatch.make({ clock, tracing, progressIntervalMs: Policy.millis(policy.progressInterval) })
     const closing = yield* Deferred.make<void>()
     const serverClosing = Deferred.await(closing)
+    // Tasks: the store in context, else one in memory; their work runs in the server's scope.
+    const storeProvided = yield* Effect.serviceOption(TaskStore)
+    const store = Option.isSome(storeProvided) ? storeProvided.value : yield* makeMemoryTaskStore
+    const taskFibers = yield* FiberSet.make()
+    const runTask = yield* FiberSet.runtime(taskFibers)<never>()
+    const runner = yield* Tasks.make({ store, fork: (effect) => runTask(effect) })
     const base = Context.add(yield* Effect.context<never>(), Executor, executor).pipe(
       Context.add(Progress, disabledProgress),
-      Context.add(Closing, serverClosing)
+      Context.add(Closing, serverClosing),
+      Context.add(Tasks.TaskRunner, runner)
     )
     const runFork: <A>(effect: Effect.Effect<A>) => Fiber.Fiber<A> = Effect.runForkWith(base)
 

@@ -36,6 +36,7 @@ import type {
   ContentBlock,
   EmbeddedResource,
   ImageContent,
+  JsonSchemaObject,
   ResourceLink,
   TextContent,
   ToolAnnotations
@@ -132,7 +133,37 @@ export interface Tool<
    * annotated destructive (a destructive one always does; see `Confirmation`).
    */
   readonly confirm: boolean | undefined
+  /**
+   * The JSON Schema published as the tool's `inputSchema` instead of the one
+   * generated from `input` (see {@link make}).
+   */
+  readonly inputJsonSchema: JsonSchemaObject | undefined
+  /**
+   * Whether the tool's work may run as a task (the tasks extension,
+   * 2026-07-28): `optional`, `required`, or undefined (never). See `Task`.
+   */
+  readonly task: TaskSupport | undefined
 }
+
+/**
+ * How a tool runs under the tasks extension (`io.modelcontextprotocol/tasks`,
+ * protocol 2026-07-28): `optional` — the part of its handler under
+ * `Task.background` becomes a task when the client supports tasks, and runs
+ * inline otherwise; `required` — a client without the extension is refused
+ * with −32021 before the tool runs.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import type * as Tool from "effect-mcp-runtime/Tool"
+ *
+ * const support: Tool.TaskSupport = "optional"
+ * ```
+ *
+ * @category models
+ * @since 0.2.0
+ */
+export type TaskSupport = "optional" | "required"
 
 /**
  * What a handler of a tool without an output Schema may return: a string (one
@@ -300,6 +331,18 @@ export const make = <
      * `destructiveHint: true`): see `Confirmation`.
      */
     readonly confirm?: boolean | undefined
+    /**
+     * The JSON Schema to publish as `inputSchema` instead of the one generated
+     * from `input`: for JSON Schema 2020-12 keywords Effect Schema does not
+     * generate (`if`/`then`/`else`, `allOf`/`anyOf` across properties,
+     * `$anchor`, `dependentRequired`…). It must describe an object; the
+     * runtime names the 2020-12 dialect (`$schema`) when it has `$defs`.
+     * `input` still decodes every call: give it checks for what the JSON
+     * Schema requires beyond its fields, so that both accept the same calls.
+     */
+    readonly inputJsonSchema?: JsonSchemaObject | undefined
+    /** Whether the tool's work may run as a task (see {@link TaskSupport} and `Task.background`). */
+    readonly task?: TaskSupport | undefined
   }
 ): Tool<Name, Input, Output> => {
   const self = Object.create(Proto)
@@ -310,6 +353,8 @@ export const make = <
   self.output = options.output
   self.annotations = options.annotations
   self.confirm = options.confirm
+  self.inputJsonSchema = options.inputJsonSchema
+  self.task = options.task
   self.limits = {
     ...(options.timeout === undefined ? {} : { timeout: options.timeout }),
     ...(options.maxConcurrent === undefined ? {} : { maxConcurrent: options.maxConcurrent }),

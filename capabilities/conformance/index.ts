@@ -21,6 +21,14 @@ import { errorHandling } from "./errorHandling.ts"
 import { imageContent } from "./imageContent.ts"
 import { jsonSchema202012Tool } from "./jsonSchema202012Tool.ts"
 import { multipleContentTypes } from "./multipleContentTypes.ts"
+import { confirmDelete } from "./confirmDelete.ts"
+import { customHeaders } from "./customHeaders.ts"
+import { failingJob } from "./failingJob.ts"
+import { greet } from "./greet.ts"
+import { multiInput } from "./multiInput.ts"
+import { protocolErrorJob } from "./protocolErrorJob.ts"
+import { slowCompute } from "./slowCompute.ts"
+import { toolWithTask } from "./toolWithTask.ts"
 import { inputRequiredCapabilities } from "./inputRequiredCapabilities.ts"
 import { inputRequiredElicitation } from "./inputRequiredElicitation.ts"
 import { inputRequiredListRoots } from "./inputRequiredListRoots.ts"
@@ -88,6 +96,7 @@ export const TestCapability = Capability.make(
         elicitationSep1034Defaults,
         elicitationSep1330Enums,
         missingCapability,
+        customHeaders,
         triggerToolChange,
         triggerPromptChange,
         streamingElicitation,
@@ -99,7 +108,8 @@ export const TestCapability = Capability.make(
         inputRequiredMultipleInputs,
         inputRequiredMultiRound,
         inputRequiredTamperedState,
-        inputRequiredCapabilities
+        inputRequiredCapabilities,
+        toolWithTask
       ],
       prompts: [simplePrompt, promptWithArguments, promptWithEmbeddedResource, promptWithImage, inputRequiredPrompt],
       resources: [staticText, staticBinary, template, watched]
@@ -127,7 +137,57 @@ export const JsonCapability = Capability.make(
 )
 
 /**
- * Both fixture capabilities.
+ * The `tasks` capability: the tools of the tasks scenarios — `greet`,
+ * `slow_compute`, `failing_job`, `protocol_error_job`, `confirm_delete`,
+ * `multi_input` — published as `tasks_<name>`, and under the suite's own
+ * names when the kernel is built with {@link aliases}.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import * as Layer from "effect/Layer"
+ * import * as Kernel from "effect-mcp-runtime/Kernel"
+ * import { aliases, TasksCapability } from "effect-mcp-runtime/capabilities/conformance"
+ *
+ * const kernel = TasksCapability.pipe(Layer.provideMerge(Kernel.layer({ aliases })))
+ * ```
+ *
+ * @category capabilities
+ * @since 0.2.0
+ */
+export const TasksCapability = Capability.make(
+  { id: "tasks", description: "The tools of the tasks extension's conformance scenarios", version: "0.2.0" },
+  Effect.succeed({ tools: [greet, slowCompute, failingJob, protocolErrorJob, confirmDelete, multiInput] })
+)
+
+/**
+ * The names the tasks scenarios call without a capability prefix, each an
+ * alias of a `tasks_` tool. The binary builds its kernel with them when the
+ * conformance fixtures are enabled, and only then (see
+ * `docs/adr/0004-conformance-fixture-names.md`).
+ *
+ * **Example**
+ *
+ * ```ts
+ * import { aliases } from "effect-mcp-runtime/capabilities/conformance"
+ *
+ * aliases.greet // => "tasks_greet"
+ * ```
+ *
+ * @category constants
+ * @since 0.2.0
+ */
+export const aliases: Readonly<Record<string, string>> = {
+  greet: "tasks_greet",
+  slow_compute: "tasks_slow_compute",
+  failing_job: "tasks_failing_job",
+  protocol_error_job: "tasks_protocol_error_job",
+  confirm_delete: "tasks_confirm_delete",
+  multi_input: "tasks_multi_input"
+}
+
+/**
+ * Every fixture capability.
  *
  * **Example**
  *
@@ -142,4 +202,4 @@ export const JsonCapability = Capability.make(
  * @category capabilities
  * @since 0.1.0
  */
-export const ConformanceCapability = Layer.merge(TestCapability, JsonCapability)
+export const ConformanceCapability = Layer.mergeAll(TestCapability, JsonCapability, TasksCapability)

@@ -11,12 +11,32 @@ import * as Tool from "../../src/Tool.ts"
 const Address = Schema.Struct({
   street: Schema.optionalKey(Schema.String),
   city: Schema.optionalKey(Schema.String)
-}).annotate({ identifier: "address" })
+})
+
+// The contact rules of the JSON Schema below, for the decoder: a phone or an
+// email, and the one `contactMethod` names.
+const Input = Schema.Struct({
+  name: Schema.optionalKey(Schema.String),
+  address: Schema.optionalKey(Address),
+  contactMethod: Schema.optionalKey(Schema.Literals(["phone", "email"])),
+  phone: Schema.optionalKey(Schema.String),
+  email: Schema.optionalKey(Schema.String)
+}).check(
+  Schema.makeFilter(
+    (input) =>
+      input.contactMethod === "phone"
+        ? input.phone !== undefined || "contactMethod is phone: give a phone"
+        : input.email !== undefined || "give an email (or contactMethod phone and a phone)",
+    { expected: "a phone or an email, as contactMethod says" }
+  )
+)
 
 /**
- * A tool whose input schema uses `$defs` (the address, a Schema with an
- * identifier), `$ref` and `additionalProperties: false`, published with
- * `$schema` naming the 2020-12 dialect. Answers with the arguments it got.
+ * A tool whose input schema uses JSON Schema 2020-12 features Effect Schema
+ * does not generate — `$defs` with an `$anchor`, `$ref`, `allOf`/`anyOf`
+ * across properties, `if`/`then`/`else`, `additionalProperties: false` —
+ * published as given (`Tool.make`'s `inputJsonSchema`), its rules checked
+ * again by the input Schema. Answers with the arguments it got.
  *
  * **Example**
  *
@@ -30,7 +50,30 @@ const Address = Schema.Struct({
  * @since 0.1.0
  */
 export const jsonSchema202012Tool = Tool.make("schema_2020_12_tool", {
-  description: "Tool with JSON Schema 2020-12 features for conformance testing (SEP-1613)",
-  input: Schema.Struct({ name: Schema.optionalKey(Schema.String), address: Schema.optionalKey(Address) }),
+  description: "Tool with JSON Schema 2020-12 features",
+  input: Input,
+  inputJsonSchema: {
+    $schema: "https://json-schema.org/draft/2020-12/schema",
+    type: "object",
+    $defs: {
+      address: {
+        $anchor: "addressDef",
+        type: "object",
+        properties: { street: { type: "string" }, city: { type: "string" } }
+      }
+    },
+    properties: {
+      name: { type: "string" },
+      address: { $ref: "#/$defs/address" },
+      contactMethod: { type: "string", enum: ["phone", "email"] },
+      phone: { type: "string" },
+      email: { type: "string" }
+    },
+    allOf: [{ anyOf: [{ required: ["phone"] }, { required: ["email"] }] }],
+    if: { properties: { contactMethod: { const: "phone" } }, required: ["contactMethod"] },
+    then: { required: ["phone"] },
+    else: { required: ["email"] },
+    additionalProperties: false
+  },
   annotations: { readOnlyHint: true, openWorldHint: false }
 }).pipe(Tool.handle((args) => Effect.succeed(`JSON Schema 2020-12 tool called with: ${JSON.stringify(args)}`)))

@@ -19,6 +19,8 @@ import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import * as Bundled from "../../capabilities/index.ts"
 import * as FileAuditLog from "../../layers/FileAuditLog.ts"
+import * as NodeCommandRunner from "../../layers/NodeCommandRunner.ts"
+import * as NodeWorkspace from "../../layers/NodeWorkspace.ts"
 import { Confirmation } from "../Confirmation.ts"
 import * as Gate from "../Gate.ts"
 import * as Kernel from "../Kernel.ts"
@@ -208,12 +210,22 @@ export const loadSettings = Effect.fnUntraced(function* (options: {
  * @since 0.1.0
  */
 export const serverLayers = (settings: Settings.Settings) => ({
-  capabilities: Layer.mergeAll(
-    Bundled.layer(settings.capabilities, { workspace: settings.workspace, exec: settings.exec, fe: settings.fe }),
-    settings.gate === undefined ? Layer.empty : Layer.succeed(Gate.Gate, Gate.fromRules(settings.gate)),
-    settings.audit === undefined ? Layer.empty : FileAuditLog.layer(settings.audit)
+  // The alias check runs once every capability has registered.
+  capabilities: aliasesChecked.pipe(
+    Layer.provideMerge(
+      Layer.mergeAll(
+        // The host services the binary chooses for the bundled capabilities: Node's.
+        Bundled.layer(
+          settings.capabilities,
+          { exec: settings.exec, fe: settings.fe },
+          { commandRunner: NodeCommandRunner.layer(), workspace: NodeWorkspace.layer(settings.workspace) }
+        ),
+        settings.gate === undefined ? Layer.empty : Layer.succeed(Gate.Gate, Gate.fromRules(settings.gate)),
+        settings.audit === undefined ? Layer.empty : FileAuditLog.layer(settings.audit)
+      )
+    )
   ),
-  kernel: Kernel.layer(),
+  kernel: Kernel.layer({ aliases: Bundled.aliasesFor(settings.capabilities) }),
   configuration: Layer.mergeAll(
     ServerConfig.layer({
       name: "mcp-runtime",
@@ -224,6 +236,14 @@ export const serverLayers = (settings: Settings.Settings) => ({
     Policy.layer(settings.policy)
   )
 })
+
+// Once every capability registered: an alias whose target none registered stops the start.
+const aliasesChecked = Layer.effectDiscard(
+  Effect.flatMap(Effect.service(Kernel.Kernel), (kernel) => {
+    const [unused] = kernel.unusedAliases()
+    return unused === undefined ? Effect.void : Effect.fail(unused)
+  })
+)
 
 /**
  * Provides what the server reads from its surroundings: the root and the

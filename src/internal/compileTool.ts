@@ -55,6 +55,17 @@ export interface CompiledTool {
    * client did not declare under 2026-07-28 (a protocol error, −32021).
    */
   readonly call: (args: unknown) => Effect.Effect<CallToolResult, MissingRequiredClientCapability, RequestContext>
+  /**
+   * Turns the outcome of (part of) the handler into the tool's result, as
+   * `prepare` does: a task's work. With `defects: "fail"` a defect stays a
+   * defect (a task then ends `failed`) instead of an internal-error result.
+   */
+  readonly finish: (
+    work: Effect.Effect<unknown, unknown, never>,
+    options?: { readonly defects: "result" | "fail" }
+  ) => Effect.Effect<CallToolResult, MissingRequiredClientCapability, RequestContext>
+  /** Whether the tool may run as a task (`Tool.make`'s `task`). */
+  readonly task: Tool.TaskSupport | undefined
 }
 
 /** Why a tool's Schemas cannot be published. */
@@ -189,6 +200,29 @@ const headerParamsOf = (
     )
   }
   return params
+}
+
+// An input JSON Schema the tool gives itself: checked, and its dialect named when it has definitions.
+const explicitInput = (
+  given: JsonSchemaObject
+): { readonly schema: JsonSchemaObject; readonly headers: ReadonlyArray<HeaderParam> } | SchemaProblem => {
+  const copy = JSON.parse(JSON.stringify(given)) as Record<string, unknown>
+  if (copy.type !== "object") {
+    return new SchemaProblem(
+      `inputJsonSchema must describe a JSON object (type "object"), but its type is ${JSON.stringify(copy.type ?? "not given")}`
+    )
+  }
+  const definitions = (typeof copy.$defs === "object" && copy.$defs !== null ? copy.$defs : {}) as Record<
+    string,
+    unknown
+  >
+  const { $defs: _, ...root } = copy
+  const headers = headerParamsOf(root, definitions)
+  if (headers instanceof SchemaProblem) return headers
+  const schema = (
+    copy.$schema === undefined && copy.$defs !== undefined ? { $schema: jsonSchemaDialect, ...copy } : copy
+  ) as JsonSchemaObject
+  return { schema, headers }
 }
 
 const toJsonSchema = (
@@ -392,7 +426,8 @@ export const compileTool = (
   capabilityLimits?: Policy.Limits | undefined
 ): CompiledTool | SchemaProblem => {
   const { handler, tool } = handled
-  const compiledInput = toJsonSchema(tool.input, "input")
+  const compiledInput =
+    tool.inputJsonSchema === undefined ? toJsonSchema(tool.input, "input") : explicitInput(tool.inputJsonSchema)
   if (compiledInput instanceof SchemaProblem) return compiledInput
   const plainInput = compiledInput.schema
   const confirms = Confirmation.needsConfirmation(tool)
@@ -552,6 +587,18 @@ export const compileTool = (
     listEntry,
     headerParams: compiledInput.headers,
     prepare,
-    call
+    call,
+    finish: (work, options) =>
+      Effect.matchCauseEffect(work, {
+        onSuccess,
+        onFailure:
+          options?.defects === "fail"
+            ? (cause) =>
+                Cause.hasDies(cause) || Cause.hasInterruptsOnly(cause)
+                  ? Effect.failCause(cause as Cause.Cause<never>)
+                  : onFailure(cause)
+            : onFailure
+      }) as Effect.Effect<CallToolResult, MissingRequiredClientCapability, RequestContext>,
+    task: tool.task
   }
 }

@@ -46,7 +46,7 @@ export const canonicalJson = (value: unknown): string => {
 
 // A fast 53-bit hash (cyrb53): names input requests; not a security boundary
 // (the answers it names travel inside the sealed state).
-const hash53 = (text: string): string => {
+export const hash53 = (text: string): string => {
   let h1 = 0xdeadbeef
   let h2 = 0x41c6ce57
   for (let i = 0; i < text.length; i++) {
@@ -59,7 +59,7 @@ const hash53 = (text: string): string => {
   return (4294967296 * (2097151 & h2) + (h1 >>> 0)).toString(36)
 }
 
-const keyPrefix: Record<string, string> = {
+export const keyPrefix: Record<string, string | undefined> = {
   "elicitation/create": "elicitation",
   "sampling/createMessage": "sampling",
   "roots/list": "roots"
@@ -102,7 +102,7 @@ const identityOf = (params: { readonly [key: string]: unknown }): Record<string,
 const isObject = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
 
 // The shape the client's answer must have, before the handler decodes it in detail.
-const answerProblem = (method: string, answer: unknown): string | undefined => {
+export const answerProblem = (method: string, answer: unknown): string | undefined => {
   if (!isObject(answer)) return "it is not an object"
   switch (method) {
     case "elicitation/create":

@@ -24,6 +24,9 @@ import { resourcesSubscribe, resourcesUnsubscribe } from "./resourcesSubscribe.t
 import { resourcesTemplatesList } from "./resourcesTemplatesList.ts"
 import { serverDiscover } from "./serverDiscover.ts"
 import { subscriptionsListen } from "./subscriptionsListen.ts"
+import { tasksCancel } from "./tasksCancel.ts"
+import { tasksGet } from "./tasksGet.ts"
+import { tasksUpdate } from "./tasksUpdate.ts"
 import { toolsCall } from "./toolsCall.ts"
 import { toolsList } from "./toolsList.ts"
 
@@ -39,6 +42,7 @@ import { toolsList } from "./toolsList.ts"
  * // => ["initialize", "ping", "server/discover", "subscriptions/listen", "tools/list", "tools/call",
  * //     "prompts/list", "prompts/get", "resources/list", "resources/templates/list", "resources/read",
  * //     "resources/subscribe", "resources/unsubscribe", "completion/complete", "logging/setLevel",
+ * //     "tasks/get", "tasks/update", "tasks/cancel",
  * //     "notifications/initialized", "notifications/cancelled", "notifications/roots/list_changed"]
  * ```
  *
@@ -63,6 +67,9 @@ export const defaultMethods: ReadonlyArray<
   resourcesUnsubscribe,
   completionComplete,
   loggingSetLevel,
+  tasksGet,
+  tasksUpdate,
+  tasksCancel,
   initialized,
   cancelled,
   rootsListChanged

@@ -8,6 +8,7 @@
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import * as Modern from "../internal/modern.ts"
+import * as Tasks from "../internal/tasks.ts"
 import { Kernel } from "../Kernel.ts"
 import type { ServerCapabilities } from "../McpSchema.ts"
 import * as Method from "../Method.ts"
@@ -17,8 +18,9 @@ import { ServerConfig } from "../ServerConfig.ts"
 /**
  * The capabilities the server has now, as 2026-07-28 names them: what is
  * registered (tools, prompts, resources, completions), `logging` (messages
- * go to requests that ask for them in `_meta`), and the extensions of the
- * registered capabilities. `listChanged` and `subscribe` are served on
+ * go to requests that ask for them in `_meta`), the extensions of the
+ * registered capabilities, and the tasks extension when a tool may run as a
+ * task. `listChanged` and `subscribe` are served on
  * `subscriptions/listen` streams.
  *
  * **Example**
@@ -35,7 +37,10 @@ import { ServerConfig } from "../ServerConfig.ts"
  * @since 0.2.0
  */
 export const capabilities = (kernel: Kernel["Service"]): ServerCapabilities => {
-  const extensions = kernel.extensions()
+  const extensions = [
+    ...kernel.extensions(),
+    ...(kernel.supportsTasks() ? [{ id: Tasks.extensionId, settings: {} }] : [])
+  ]
   return {
     ...(kernel.completes() ? { completions: {} } : {}),
     logging: {},

@@ -10,7 +10,10 @@ import type * as Option from "effect/Option"
 import { AuditLog } from "../AuditLog.ts"
 import type { Client } from "../Client.ts"
 import * as Confirmation from "../Confirmation.ts"
+import * as Deferred from "effect/Deferred"
 import { Gate } from "../Gate.ts"
+import * as Tasks from "../internal/tasks.ts"
+import type * as TaskStore from "../TaskStore.ts"
 import type { CompiledTool } from "../internal/compileTool.ts"
 import { downgradeContent } from "../internal/content.ts"
 import { exceedsUtf8, utf8Length } from "../internal/utf8.ts"
@@ -124,6 +127,56 @@ const outcomeOf = (result: CallToolResult): string => {
  * @category constants
  * @since 0.1.0
  */
+// A call that may become a task: the handler runs, under the policy, until it
+// hands its work to `Task.background`; the task is created then (written to the
+// store first) and the call is answered with it, while the work goes on under
+// the tool's policy in the server's scope.
+const asTask = (
+  tool: CompiledTool,
+  prepared: Effect.Effect<CallToolResult, MissingRequiredClientCapability, RequestContext>,
+  answering: Answering,
+  executor: Executor["Service"],
+  runner: Tasks.Runner,
+  settled: (
+    effect: Effect.Effect<CallToolResult, MissingRequiredClientCapability | Overloaded | TimedOut, RequestContext>
+  ) => Effect.Effect<Method.RawJson, MissingRequiredClientCapability, RequestContext>
+): Effect.Effect<Method.RawJson, MissingRequiredClientCapability, RequestContext> => {
+  const request = answering.request
+  const created = Deferred.makeUnsafe<TaskStore.Task>()
+  const call: Tasks.TaskCall = {
+    start: (work) =>
+      Effect.withFiber((fiber) => {
+        const body = executor
+          .run(tool.target, tool.finish(work as Effect.Effect<unknown, unknown, never>, { defects: "fail" }))
+          .pipe(
+            Effect.catchTags({
+              Overloaded: (error) => Effect.succeed(policyResult(error)),
+              TimedOut: (error) => Effect.succeed(policyResult(error))
+            })
+          )
+        return runner
+          .start(body, { capabilities: request.clientCapabilities, tool: tool.name, context: fiber.context })
+          .pipe(
+            Effect.flatMap((task) => Deferred.succeed(created, task)),
+            Effect.andThen(Effect.never)
+          )
+      })
+  }
+  return Effect.raceFirst(
+    settled(executor.run(tool.target, Effect.provideService(prepared, Tasks.CurrentTaskCall, call), request.record)),
+    Effect.map(Deferred.await(created), (task) => {
+      request.record.outcome = "task"
+      return new Method.RawJson(
+        JSON.stringify({
+          resultType: "task",
+          ...task,
+          ...(answering.serverInfo === undefined ? {} : { _meta: { [metaKey.serverInfo]: answering.serverInfo } })
+        })
+      )
+    })
+  )
+}
+
 // The audit record of one call; `answer` is undefined when the call was cancelled.
 const audited = (
   audit: AuditLog["Service"],
@@ -182,6 +235,15 @@ export const toolsCall = Method.request("tools/call", {
         const record = request.record
         record.tool = tool.name
         record.capability = tool.capability
+        // A tool that only runs as a task, for a 2026-07-28 client without the tasks extension: −32021.
+        if (
+          tool.task === "required" &&
+          ProtocolVersion.isModern(request.protocolVersion) &&
+          !Tasks.declared(request.clientCapabilities)
+        ) {
+          record.outcome = "missing_client_capability"
+          return Effect.fail(Tasks.missingExtension(`The tool ${tool.name}`))
+        }
         const answering: Answering = {
           request,
           serverInfo: ProtocolVersion.isModern(request.protocolVersion)
@@ -266,14 +328,25 @@ const call = (
   }
   const executor = Context.get(context, Executor)
   const limit = executor.limits(tool.target).maxResultBytes
-  const run = executor.run(tool.target, prepared, record).pipe(
-    Effect.map((result) => respond(result, answering, limit, tool.name)),
-    // The runtime's own error results are small and never checked against the limit.
-    Effect.catchTags({
-      Overloaded: (error) => Effect.succeed(respond(policyResult(error), answering)),
-      TimedOut: (error) => Effect.succeed(respond(policyResult(error), answering))
-    })
-  )
+  const settled = (
+    effect: Effect.Effect<CallToolResult, MissingRequiredClientCapability | Overloaded | TimedOut, RequestContext>
+  ) =>
+    effect.pipe(
+      Effect.map((result) => respond(result, answering, limit, tool.name)),
+      // The runtime's own error results are small and never checked against the limit.
+      Effect.catchTags({
+        Overloaded: (error) => Effect.succeed(respond(policyResult(error), answering)),
+        TimedOut: (error) => Effect.succeed(respond(policyResult(error), answering))
+      })
+    )
+  const runner = Context.get(context as unknown as Context.Context<never>, Tasks.TaskRunner)
+  const run =
+    tool.task !== undefined &&
+    runner !== undefined &&
+    ProtocolVersion.isModern(request.protocolVersion) &&
+    Tasks.declared(request.clientCapabilities)
+      ? asTask(tool, prepared, answering, executor, runner, settled)
+      : settled(executor.run(tool.target, prepared, record))
   if (audit._tag === "None") return run
   return Effect.flatMap(Clock.currentTimeMillis, (started) =>
     run.pipe(

@@ -14,7 +14,7 @@ import { constants } from "node:fs"
 import * as NodePath from "node:path"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import * as NodeWorkspace from "../../layers/NodeWorkspace.ts"
+import * as NodeWorkspace from "../internal/fileWorkspace.ts"
 import { Workspace, type WorkspaceError } from "../Workspace.ts"
 
 /**

@@ -1,0 +1,312 @@
+/**
+ * The tasks extension (`io.modelcontextprotocol/tasks`, SEP-2663) at run
+ * time: starting a tool's work as a task, the `Client` a task asks the
+ * client through (its requests become the task's `inputRequests`, answered
+ * with `tasks/update`), cancellation, and the end of a task (its result, or
+ * its error).
+ *
+ * The store (`TaskStore`) keeps what a client can see; the runner keeps what
+ * only this instance has: the fibers doing the work and the answers they
+ * wait for. A task's work runs in the server's scope, detached from the
+ * request that created it, under the tool's execution policy (its slot, its
+ * timeout).
+ *
+ * @internal
+ */
+import * as Cause from "effect/Cause"
+import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
+import * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
+import type * as Fiber from "effect/Fiber"
+import * as Option from "effect/Option"
+import * as Stream from "effect/Stream"
+import { Client, ClientRequestFailed, InputKey } from "../Client.ts"
+import { ClientLog } from "../ClientLog.ts"
+import {
+  InternalError,
+  InvalidParams,
+  isMcpError,
+  MissingRequiredClientCapability,
+  toJsonRpcError
+} from "../McpError.ts"
+import type { CallToolResult, ClientCapabilities } from "../McpSchema.ts"
+import { disabled as disabledProgress, Progress } from "../Progress.ts"
+import { isTerminal, type Task, TaskStore } from "../TaskStore.ts"
+import { answerProblem, canonicalJson, hash53, keyPrefix } from "./mrtr.ts"
+
+/** The extension's identifier. */
+export const extensionId = "io.modelcontextprotocol/tasks"
+
+/** How long an ended task is kept, from its creation: one hour. */
+export const defaultTtlMs = 60 * 60 * 1000
+
+/** How often a client may usefully poll a task. */
+export const pollIntervalMs = 500
+
+/** Whether the client of a request declared the tasks extension. */
+export const declared = (capabilities: ClientCapabilities): boolean => {
+  const extensions = capabilities.extensions
+  return typeof extensions === "object" && extensions !== null && extensionId in extensions
+}
+
+/** The −32021 of a request that needs the tasks extension its client did not declare. */
+export const missingExtension = (what: string): MissingRequiredClientCapability =>
+  new MissingRequiredClientCapability({
+    message:
+      `${what} needs the tasks extension: declare capabilities.extensions["${extensionId}"] ` +
+      `in the request's _meta client capabilities.`,
+    requiredCapabilities: { extensions: { [extensionId]: {} } }
+  })
+
+const notFound = (taskId: string) =>
+  new InvalidParams({
+    message: `Unknown task ${JSON.stringify(taskId)}: it never existed, or it ended more than its ttlMs ago.`,
+    data: { taskId }
+  })
+
+/** The part of a running task only this instance has. */
+interface Running {
+  fiber: Fiber.Fiber<void> | undefined
+  /** The input requests waiting for an answer, by key. */
+  readonly waiting: Map<string, Deferred.Deferred<Record<string, unknown>>>
+}
+
+/** The tasks of one server. */
+export interface Runner {
+  readonly store: TaskStore["Service"]
+  /**
+   * Creates a task for `work` (a tool call's outcome, with everything it
+   * needs provided), writes it to the store, and starts the work in the
+   * server's scope. Returns the task as created.
+   */
+  readonly start: (
+    work: Effect.Effect<CallToolResult, MissingRequiredClientCapability, any>,
+    options: {
+      readonly capabilities: ClientCapabilities
+      readonly tool: string
+      /** The services the work runs with (the handler's): the task's own replace the request's. */
+      readonly context: Context.Context<never>
+    }
+  ) => Effect.Effect<Task>
+  /** The task, or −32602 when there is none. */
+  readonly get: (taskId: string) => Effect.Effect<Task, InvalidParams>
+  /** Gives a task the client's answers to its input requests (unknown keys are ignored). */
+  readonly answer: (taskId: string, responses: Record<string, unknown>) => Effect.Effect<void, InvalidParams>
+  /** Cancels a task (an ended one stays as it is), interrupting its work and everything it started. */
+  readonly cancel: (taskId: string) => Effect.Effect<void, InvalidParams>
+}
+
+/** Builds the runner of a server, its work forked with `fork`. */
+export const make = (options: {
+  readonly store: TaskStore["Service"]
+  readonly fork: <A>(effect: Effect.Effect<A>) => Fiber.Fiber<A>
+}): Effect.Effect<Runner> =>
+  Effect.gen(function* () {
+    const { fork, store } = options
+    const clock = yield* Clock.Clock
+    const running = new Map<string, Running>()
+    const now = () => new Date(clock.currentTimeMillisUnsafe()).toISOString()
+
+    // The end of a task's work, however it ended. A cancelled (terminal) task is never changed.
+    const settle = (taskId: string, outcome: Partial<Task> & { readonly status: Task["status"] }) =>
+      store.update(taskId, (task) => ({
+        taskId: task.taskId,
+        createdAt: task.createdAt,
+        ttlMs: task.ttlMs,
+        pollIntervalMs: task.pollIntervalMs,
+        lastUpdatedAt: now(),
+        ...outcome
+      }))
+
+    const clientFor = (taskId: string, state: Running, capabilities: ClientCapabilities): Client["Service"] => {
+      const occurrences = new Map<string, number>()
+      return Client.of({
+        capabilities: () => capabilities,
+        protocolVersion: () => "2026-07-28",
+        // A task sends no notifications (no progress, no log messages).
+        notify: () => Effect.void,
+        rootsChanged: Stream.empty,
+        publishRootsChanged: Effect.void,
+        pending: () => state.waiting.size,
+        request: (method, params) =>
+          Effect.flatMap(Effect.service(InputKey), (chosen) => {
+            if (keyPrefix[method] === undefined) {
+              return Effect.fail(
+                new ClientRequestFailed({
+                  method,
+                  message: `${method} cannot be asked of a 2026-07-28 client: only elicitation/create, sampling/createMessage and roots/list can.`
+                })
+              )
+            }
+            // Keys are unique over the task's lifetime: the same question asked again gets a new one.
+            const base = chosen ?? `${keyPrefix[method]}-${hash53(`${method}\n${canonicalJson(params)}`)}`
+            const seen = (occurrences.get(base) ?? 0) + 1
+            occurrences.set(base, seen)
+            const key = seen === 1 ? base : `${base}-${seen}`
+            const answer = Deferred.makeUnsafe<Record<string, unknown>>()
+            state.waiting.set(key, answer)
+            return store
+              .update(taskId, (task) => ({
+                ...task,
+                status: "input_required",
+                inputRequests: { ...task.inputRequests, [key]: { method, params } },
+                lastUpdatedAt: now()
+              }))
+              .pipe(
+                Effect.andThen(Deferred.await(answer)),
+                Effect.ensuring(Effect.sync(() => state.waiting.delete(key)))
+              )
+          })
+      })
+    }
+
+    const start: Runner["start"] = (work, { capabilities, context, tool }) =>
+      Effect.gen(function* () {
+        const taskId = crypto.randomUUID()
+        const createdAt = now()
+        const task: Task = {
+          taskId,
+          status: "working",
+          createdAt,
+          lastUpdatedAt: createdAt,
+          ttlMs: defaultTtlMs,
+          pollIntervalMs
+        }
+        // Written before the call is answered: a tasks/get right after finds it.
+        yield* store.create(task)
+        const state: Running = { fiber: undefined, waiting: new Map() }
+        running.set(taskId, state)
+        const started = clock.currentTimeMillisUnsafe()
+        const body = work.pipe(
+          Effect.provideContext(Context.add(detached(context), Client, clientFor(taskId, state, capabilities))),
+          Effect.matchCauseEffect({
+            onSuccess: (result) =>
+              settle(taskId, { status: "completed", result: { resultType: "complete", ...result } }),
+            onFailure: (cause) => {
+              if (Cause.hasInterruptsOnly(cause)) {
+                return settle(taskId, {
+                  status: "failed",
+                  statusMessage: "The task's work was interrupted: the server shut down before it ended.",
+                  error: { code: -32603, message: "The server shut down before the task ended." }
+                })
+              }
+              const failure = Cause.findErrorOption(cause)
+              if (Option.isSome(failure) && isMcpError(failure.value) && !Cause.hasDies(cause)) {
+                const error = toJsonRpcError(failure.value)
+                return settle(taskId, { status: "failed", statusMessage: error.message, error })
+              }
+              const internal = new InternalError({ correlationId: `task-${taskId}` })
+              return Effect.andThen(
+                Effect.logError("task failed with a defect", { task: taskId, tool, cause: Cause.pretty(cause) }),
+                settle(taskId, { status: "failed", statusMessage: internal.message, error: toJsonRpcError(internal) })
+              )
+            }
+          }),
+          Effect.flatMap((ended) =>
+            Effect.logInfo("task", {
+              task: taskId,
+              tool,
+              status: ended?.status,
+              elapsed_ms: clock.currentTimeMillisUnsafe() - started
+            })
+          ),
+          Effect.ensuring(Effect.sync(() => running.delete(taskId)))
+        )
+        state.fiber = fork(body as Effect.Effect<void>)
+        return task
+      })
+
+    const get: Runner["get"] = (taskId) =>
+      Effect.flatMap(store.get(taskId), (task) =>
+        task === undefined ? Effect.fail(notFound(taskId)) : Effect.succeed(task)
+      )
+
+    const answer: Runner["answer"] = (taskId, responses) =>
+      Effect.flatMap(get(taskId), (task): Effect.Effect<void, InvalidParams> => {
+        const outstanding = task.inputRequests ?? {}
+        const given = Object.keys(responses).filter((key) => Object.hasOwn(outstanding, key))
+        // Checked first, applied all together: a malformed answer applies nothing.
+        for (const key of given) {
+          const problem = answerProblem(outstanding[key]!.method, responses[key])
+          if (problem !== undefined) {
+            return Effect.fail(
+              new InvalidParams({
+                message: `Invalid params: inputResponses.${key} is not a valid answer to ${outstanding[key]!.method}: ${problem}.`,
+                data: { reason: "input_response_malformed", key, taskId }
+              })
+            )
+          }
+        }
+        if (given.length === 0) return Effect.void
+        return Effect.flatMap(
+          store.update(taskId, (current) => {
+            const left = Object.fromEntries(
+              Object.entries(current.inputRequests ?? {}).filter(([key]) => !given.includes(key))
+            )
+            const waiting = Object.keys(left).length > 0
+            return {
+              ...current,
+              status: waiting ? "input_required" : "working",
+              inputRequests: waiting ? left : undefined,
+              lastUpdatedAt: now()
+            }
+          }),
+          () =>
+            Effect.sync(() => {
+              const state = running.get(taskId)
+              if (state === undefined) return
+              for (const key of given) {
+                const waiter = state.waiting.get(key)
+                if (waiter !== undefined)
+                  Deferred.doneUnsafe(waiter, Effect.succeed(responses[key] as Record<string, unknown>))
+              }
+            })
+        )
+      })
+
+    const cancel: Runner["cancel"] = (taskId) =>
+      Effect.flatMap(get(taskId), (task) => {
+        if (isTerminal(task.status)) return Effect.void
+        return Effect.flatMap(
+          settle(taskId, { status: "cancelled", statusMessage: "Cancelled by the client (tasks/cancel)." }),
+          () =>
+            Effect.sync(() => {
+              // The work stops, with everything it started (child processes included).
+              running.get(taskId)?.fiber?.interruptUnsafe()
+            })
+        )
+      })
+
+    return { store, start, get, answer, cancel }
+  })
+
+/**
+ * The runner of the server a request is served by; absent when a server was
+ * built without tasks (a test kit's connection without `McpServer.make`).
+ */
+export const TaskRunner = Context.Reference<Runner | undefined>("effect-mcp-runtime/internal/TaskRunner", {
+  defaultValue: () => undefined
+})
+
+/**
+ * The call being served, when its tool may run as a task and its client
+ * declared the extension: `Task.background` hands it the work.
+ */
+export interface TaskCall {
+  /** Starts `work` (the rest of the handler) as a task; the call is then answered with the created task. */
+  readonly start: <A, E, R>(work: Effect.Effect<A, E, R>) => Effect.Effect<never>
+}
+
+/** The current call's {@link TaskCall}, when it may start a task. */
+export const CurrentTaskCall = Context.Reference<TaskCall | undefined>("effect-mcp-runtime/internal/TaskCall", {
+  defaultValue: () => undefined
+})
+
+/** The services a task's work runs without: no progress, no log messages to a request that ended. */
+export const detached = (context: Context.Context<never>): Context.Context<never> =>
+  context.pipe(
+    Context.add(Progress, disabledProgress),
+    Context.add(ClientLog, ClientLog.of({ enabled: () => false, log: () => Effect.void })),
+    Context.add(CurrentTaskCall, undefined)
+  ) as Context.Context<never>
