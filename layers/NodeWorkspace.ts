@@ -15,7 +15,7 @@
  * @since 0.1.0
  */
 import * as nodeFs from "node:fs/promises"
-import * as Effect from "effect/Effect"
+import type * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Engine from "../src/internal/fileWorkspace.ts"
 import { Workspace, type WorkspaceError } from "../src/Workspace.ts"

@@ -32,7 +32,7 @@ import {
 } from "../McpError.ts"
 import type { CallToolResult, ClientCapabilities } from "../McpSchema.ts"
 import { disabled as disabledProgress, Progress } from "../Progress.ts"
-import { isTerminal, type Task, TaskStore } from "../TaskStore.ts"
+import { isTerminal, type Task, type TaskStore } from "../TaskStore.ts"
 import { answerProblem, canonicalJson, hash53, keyPrefix } from "./mrtr.ts"
 
 /** The extension's identifier. */
