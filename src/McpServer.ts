@@ -365,6 +365,7 @@ export const make = <const Methods extends ReadonlyArray<Method.Any> = typeof de
         requests: legacy,
         notifications,
         stateless: serve,
+        modernOnly: (name) => (modern.has(name) && !legacy.has(name)) || kernel.extensionMethod(name) !== undefined,
         kernel,
         executor,
         clientLogLevel: policy.clientLogLevel,

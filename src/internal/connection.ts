@@ -52,6 +52,8 @@ export interface Deps {
   readonly requests: ReadonlyMap<string, Method.Request>
   /** The notifications the server acts on, by name. */
   readonly notifications: ReadonlyMap<string, Method.Notification>
+  /** Whether a method exists only in 2026-07-28 (`server/discover`, an extension's). */
+  readonly modernOnly: (method: string) => boolean
   /** Serves a request that carries its own context (2026-07-28). */
   readonly stateless: (message: Stateless.Incoming, origin: Stateless.Origin) => Effect.Effect<Stateless.Answer>
   readonly kernel: Kernel["Service"]
@@ -202,9 +204,13 @@ export const serve = (deps: Deps): Effect.Effect<void, never, Transport | Scope.
           return Effect.as(onNotification(message), undefined)
         case "Request": {
           const method = requests.get(message.method)
-          // A request that names its version in _meta carries its own context. So does, before
-          // initialize, a method only 2026-07-28 has: it is answered with what its _meta lacks.
-          if (Meta.namesVersion(message.params) || (method === undefined && state.phase === "new")) {
+          // A request that names its version in _meta carries its own context. So does a method
+          // only 2026-07-28 has (and, before initialize, any unknown one): it is answered with
+          // what its _meta lacks.
+          if (
+            Meta.namesVersion(message.params) ||
+            (method === undefined && (state.phase === "new" || deps.modernOnly(message.method)))
+          ) {
             return stateless(message, bytesIn)
           }
           if (method === undefined) {

@@ -1,14 +1,19 @@
 /**
- * Runs the official MCP conformance suite (`@modelcontextprotocol/conformance`)
- * against this server and reads back every check it made.
+ * Runs the official MCP conformance suite against this server and reads back
+ * every check it made: 0.1.16 (`@modelcontextprotocol/conformance`, protocol
+ * 2025-06-18 and 2025-11-25) and the 0.2.0 prerelease that checks 2026-07-28
+ * (`conformance-2026`, an npm alias of
+ * `@modelcontextprotocol/conformance@0.2.0-alpha.12`).
  *
  * - Over Streamable HTTP the suite talks to a URL, as it is built to.
  * - Over stdio, the suite has no mode of its own: `stdio-hooks.mjs` (loaded
- *   with `node --import`) replaces, for the conformance package only, the
+ *   with `node --import`) replaces, for the conformance packages only, the
  *   SDK's Streamable HTTP client transport with a stdio one
- *   (`stdio-transport.mjs`), so every scenario launches the server command in
- *   MCP_STDIO_COMMAND. The three HTTP-only scenarios cannot apply there and
- *   are left out by the caller.
+ *   (`stdio-transport.mjs`), so every legacy scenario launches the server
+ *   command in MCP_STDIO_COMMAND; `stdio-fetch.mjs` answers the 2026-07-28
+ *   scenarios' raw `fetch` POSTs from one server child over stdio. The
+ *   HTTP-only scenarios and checks cannot apply there and are left out by the
+ *   caller.
  *
  * {@link startHttp} starts the built binary serving the fixtures over
  * Streamable HTTP on a free port, and finds its URL in its stderr log.
@@ -26,11 +31,32 @@ import { fileURLToPath } from "node:url"
 
 export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), "../..")
 const cli = resolve(repoRoot, "node_modules/@modelcontextprotocol/conformance/dist/index.js")
+const cli2026 = resolve(repoRoot, "node_modules/conformance-2026/dist/index.js")
 const hooks = resolve(repoRoot, "test/conformance/stdio-hooks.mjs")
+const stdioFetch = resolve(repoRoot, "test/conformance/stdio-fetch.mjs")
+/** The URL the stdio harness answers (see stdio-fetch.mjs). */
+const stdioUrl = "http://stdio.invalid/mcp"
 const binary = resolve(repoRoot, "dist/mcp-runtime.js")
 
 /** The scenarios that only make sense over HTTP. */
-export const httpOnly = ["server-sse-polling", "server-sse-multiple-streams", "dns-rebinding-protection"] as const
+export const httpOnly = [
+  "server-sse-polling",
+  "server-sse-multiple-streams",
+  "dns-rebinding-protection",
+  "http-header-validation",
+  "http-custom-header-server-validation"
+] as const
+
+/**
+ * The checks of otherwise transport-neutral scenarios that are about HTTP
+ * headers (stdio has none): the suite sends a header that contradicts the
+ * body and expects −32020.
+ */
+export const headerChecks = [
+  "sep-2575-http-server-header-mismatch-400",
+  "tasks-headers-reject-mismatched-method",
+  "sep-2663-server-rejects-mismatched-mcp-name-on-tasks-get"
+] as const
 
 /** One check of one scenario, as the suite records it. */
 export interface Check {
@@ -55,6 +81,8 @@ export const serveArgs = (extra: ReadonlyArray<string> = []): Array<string> => [
   repoRoot,
   "--capabilities",
   "conformance",
+  "--audit-log",
+  "off",
   ...extra
 ]
 
@@ -65,24 +93,31 @@ export const serveArgs = (extra: ReadonlyArray<string> = []): Array<string> => [
 export const runSuite = (options: {
   readonly url?: string
   readonly stdio?: ReadonlyArray<string>
+  /** 0.1.16 (the default), or the prerelease that checks 2026-07-28. */
+  readonly release?: "0.1.16" | "2026"
   readonly specVersion?: "2025-06-18" | "2025-11-25"
+  /** The prerelease only: run what a revision requires (instead of `--suite all`). */
+  readonly requirements?: "2026-07-28"
   readonly timeoutMs?: number
 }): Promise<Outcome> => {
   const out = mkdtempSync(join(tmpdir(), "mcp-conformance-"))
+  const modern = options.release === "2026"
   const args = [
-    ...(options.stdio === undefined ? [] : ["--import", hooks]),
-    cli,
+    ...(options.stdio === undefined ? [] : ["--import", hooks, ...(modern ? ["--import", stdioFetch] : [])]),
+    modern ? cli2026 : cli,
     "server",
     "--url",
-    options.url ?? "http://localhost:1/mcp",
-    "--suite",
-    "all",
+    options.url ?? stdioUrl,
+    ...(options.requirements === undefined ? ["--suite", "all"] : ["--requirements", options.requirements]),
     "-o",
     out,
     ...(options.specVersion === undefined ? [] : ["--spec-version", options.specVersion])
   ]
   const env = { ...process.env }
-  if (options.stdio !== undefined) env.MCP_STDIO_COMMAND = JSON.stringify(options.stdio)
+  if (options.stdio !== undefined) {
+    env.MCP_STDIO_COMMAND = JSON.stringify(options.stdio)
+    env.MCP_STDIO_URL = stdioUrl
+  }
   return new Promise<Outcome>((resolvePromise, reject) => {
     const child = spawn(process.execPath, args, { cwd: repoRoot, env, stdio: ["ignore", "pipe", "pipe"] })
     let output = ""
@@ -113,12 +148,13 @@ export const runSuite = (options: {
   })
 }
 
-/** The checks that failed or warned, as readable lines. */
+/** The checks that failed or warned, as readable lines (leaving out the scenarios and checks in `skip`). */
 export const problems = (outcome: Outcome, skip: ReadonlyArray<string> = []): Array<string> => {
   const lines: Array<string> = []
   for (const [scenario, checks] of outcome.scenarios) {
     if (skip.includes(scenario)) continue
     for (const check of checks) {
+      if (skip.includes(check.id)) continue
       if (check.status === "FAILURE" || check.status === "WARNING") {
         lines.push(`${scenario} / ${check.id}: ${check.status}${check.errorMessage ? ` — ${check.errorMessage}` : ""}`)
       }
@@ -126,6 +162,22 @@ export const problems = (outcome: Outcome, skip: ReadonlyArray<string> = []): Ar
   }
   return lines
 }
+
+/**
+ * The scenarios whose checks all passed without testing anything: no
+ * `SUCCESS` other than the suite's message validation (`wire-schema-valid`),
+ * so a feature the server does not declare is not counted as passing.
+ */
+export const vacuous = (outcome: Outcome, skip: ReadonlyArray<string> = []): Array<string> =>
+  [...outcome.scenarios]
+    .filter(
+      ([scenario, checks]) =>
+        !skip.includes(scenario) &&
+        !checks.some(
+          (check) => check.status === "SUCCESS" && check.id !== "wire-schema-valid" && !skip.includes(check.id)
+        )
+    )
+    .map(([scenario]) => scenario)
 
 /** Tallies the checks of the scenarios not skipped. */
 export const tally = (outcome: Outcome, skip: ReadonlyArray<string> = []) => {
@@ -181,20 +233,31 @@ export const startHttp = (extra: ReadonlyArray<string> = [], timeoutMs = 10_000)
     })
   })
 
-// By hand: node test/conformance/run.ts http [version] | stdio
+// By hand: node test/conformance/run.ts http [2025-06-18 | 2025-11-25 | 2026-07-28 | 2026-all]
+//                                          stdio [2026-07-28 | 2026-all]
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const mode = process.argv[2] ?? "stdio"
+  const which = process.argv[3]
+  const suite =
+    which === "2026-07-28"
+      ? ({ release: "2026", requirements: "2026-07-28" } as const)
+      : which === "2026-all"
+        ? ({ release: "2026" } as const)
+        : mode === "http"
+          ? { specVersion: (which ?? "2025-11-25") as "2025-06-18" | "2025-11-25" }
+          : {}
   const report = (outcome: Outcome, skip: ReadonlyArray<string>) => {
     console.log(JSON.stringify(tally(outcome, skip)))
     for (const line of problems(outcome, skip)) console.log(line)
+    const empty = vacuous(outcome, skip)
+    if (empty.length > 0) console.log(`tested nothing: ${empty.join(", ")}`)
   }
   if (mode === "stdio") {
-    report(await runSuite({ stdio: [process.execPath, ...serveArgs()] }), httpOnly)
+    report(await runSuite({ ...suite, stdio: [process.execPath, ...serveArgs()] }), [...httpOnly, ...headerChecks])
   } else {
     const server = await startHttp()
     try {
-      const version = (process.argv[3] ?? "2025-11-25") as "2025-06-18" | "2025-11-25"
-      report(await runSuite({ url: server.url, specVersion: version }), [])
+      report(await runSuite({ ...suite, url: server.url }), [])
     } finally {
       await server.stop()
     }
