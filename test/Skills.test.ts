@@ -503,7 +503,7 @@ describe("skills capability", () => {
       }).pipe(Effect.scoped)
   )
 
-  it.effect("a symlink out of the root: the skill or the file is left out with a warning", () =>
+  it.effect("a symlink out of the root: the skill or the file is left out with a warning; one inside is followed", () =>
     Effect.gen(function* () {
       const outside = yield* makeDirectory({
         "stolen/SKILL.md": skillMd("stolen"),
@@ -512,16 +512,23 @@ describe("skills capability", () => {
       const root = yield* makeDirectory({
         ".agents/skills/pdf-processing": { copy: "pdf-processing" },
         ".agents/skills/stolen": { symlink: join(outside, "stolen") },
-        ".agents/skills/pdf-processing/references/secret.txt": { symlink: join(outside, "secret.txt") }
+        ".agents/skills/pdf-processing/references/secret.txt": { symlink: join(outside, "secret.txt") },
+        // a link that stays inside the root is followed
+        "shared/linked/SKILL.md": skillMd("linked"),
+        "shared/linked/notes/a.md": "a\n",
+        ".claude/skills/linked": { symlink: "../../shared/linked" }
       })
       const { failure, result, warnings } = yield* serve(root)
       const page = yield* result("skills/list")
       assert.deepStrictEqual(
         page.skills.map((skill: any) => skill.uri),
-        ["skill://pdf-processing/SKILL.md"]
+        ["skill://linked/SKILL.md", "skill://pdf-processing/SKILL.md"]
       )
+      assert.deepStrictEqual(page.skills[0].resources, expectedResources("linked", join(root, "shared/linked")))
+      const linked = yield* result("resources/read", { uri: "skill://linked/notes/a.md" })
+      assert.strictEqual(linked.contents[0].text, "a\n")
       assert.notInclude(
-        page.skills[0].resources.map((resource: any) => resource.uri),
+        page.skills[1].resources.map((resource: any) => resource.uri),
         "skill://pdf-processing/references/secret.txt"
       )
       const stolen = yield* failure("skills/get", { uri: "skill://stolen/SKILL.md" })

@@ -92,8 +92,16 @@ export interface RpcClient {
  */
 export const connect = Effect.fnUntraced(function* (
   transport: MemoryClient,
-  handlers: Handlers
+  handlers: Handlers,
+  options: {
+    /** `_meta` fields every request carries (protocol 2026-07-28: version, capabilities, identity). */
+    readonly meta?: Record<string, unknown> | undefined
+  } = {}
 ): Effect.fn.Return<RpcClient, never, Scope.Scope> {
+  const withMeta = (params: Record<string, unknown> | undefined): Record<string, unknown> | undefined =>
+    options.meta === undefined
+      ? params
+      : { ...params, _meta: { ...options.meta, ...(params?._meta as Record<string, unknown> | undefined) } }
   let nextId = 1
   const pending = new Map<number, Deferred.Deferred<any>>()
   const write = (message: unknown) => transport.write(`${JSON.stringify(message)}\n`)
@@ -143,7 +151,8 @@ export const connect = Effect.fnUntraced(function* (
       const id = nextId++
       const waiter = yield* Deferred.make<any>()
       pending.set(id, waiter)
-      yield* write(params === undefined ? { jsonrpc: "2.0", id, method } : { jsonrpc: "2.0", id, method, params })
+      const sent = withMeta(params)
+      yield* write(sent === undefined ? { jsonrpc: "2.0", id, method } : { jsonrpc: "2.0", id, method, params: sent })
       const response = Effect.flatMap(Deferred.await(waiter), (message) =>
         message.error !== undefined
           ? Effect.fail(

@@ -17,6 +17,7 @@ import { RpcError } from "../internal/memoryClient.ts"
 import * as Kernel from "../Kernel.ts"
 import type { CallToolResult } from "../McpSchema.ts"
 import * as McpServer from "../McpServer.ts"
+import * as ProtocolVersion from "../ProtocolVersion.ts"
 import { makeMemory, Transport } from "../Transport.ts"
 
 export {
@@ -74,6 +75,26 @@ export interface Notification {
 }
 
 /**
+ * One input-required round the client answered (protocol 2026-07-28): the
+ * request's method and the input requests the server sent.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import type { TestClient } from "effect-mcp-runtime/testing"
+ *
+ * const keys = (round: TestClient.Round) => Object.keys(round.inputRequests)
+ * ```
+ *
+ * @category models
+ * @since 0.2.0
+ */
+export interface Round {
+  readonly method: string
+  readonly inputRequests: Readonly<Record<string, { readonly method: string; readonly params: any }>>
+}
+
+/**
  * A progress report delivered to `callTool`'s `onProgress`.
  *
  * **Example**
@@ -114,8 +135,17 @@ export interface ProgressReport {
  * @since 0.1.0
  */
 export interface Options {
-  /** The protocol version asked for in `initialize` (default `"2025-11-25"`). */
+  /**
+   * The protocol version (default `"2025-11-25"`): asked for in `initialize`,
+   * or, for `"2026-07-28"`, sent in every request's `_meta` (no
+   * `initialize`; input-required results are answered with the handlers
+   * below and the request retried, as a 2026-07-28 client does).
+   */
   readonly protocolVersion?: string | undefined
+  /** Extensions the client declares (2026-07-28), e.g. `{ "io.modelcontextprotocol/tasks": {} }`. */
+  readonly extensions?: Record<string, object> | undefined
+  /** The most input-required rounds one request may take before the call fails (default 10). */
+  readonly maxRounds?: number | undefined
   /** Declares elicitation (form mode) and answers `elicitation/create` with the result it returns. */
   readonly elicitation?: ((params: any) => Effect.Effect<unknown, RpcError>) | undefined
   /** Declares sampling and answers `sampling/createMessage`. */
@@ -151,8 +181,13 @@ export interface Options {
  * @since 0.1.0
  */
 export interface TestClient {
-  /** The server's `initialize` result. */
+  /** The server's `initialize` result (2026-07-28: its `server/discover` result). */
   readonly initialized: any
+  /**
+   * The input-required rounds the client answered so far (2026-07-28), oldest
+   * first: the method and the input requests of each.
+   */
+  readonly rounds: Effect.Effect<ReadonlyArray<Round>>
   /** The server's kernel (its registries), for assertions the protocol does not expose. */
   readonly kernel: Kernel.Kernel["Service"]
   /** Every tool, all pages. */
@@ -306,48 +341,100 @@ export const make = <E, R>(
       readonly deferred: Deferred.Deferred<Notification>
     }>()
     const progressHandlers = new Map<string, (report: ProgressReport) => Effect.Effect<void>>()
-    const rpc = yield* MemoryClient.connect(client, {
-      onRequest: (method, params) => {
-        if (method === "elicitation/create" && options.elicitation !== undefined) return options.elicitation(params)
-        if (method === "sampling/createMessage" && options.sampling !== undefined) return options.sampling(params)
-        if (method === "roots/list" && options.roots !== undefined) {
-          const roots = options.roots
-          return typeof roots === "function"
-            ? Effect.map(roots(), (list) => ({ roots: list }))
-            : Effect.succeed({ roots })
-        }
-        if (method === "ping") return Effect.succeed({})
-        return Effect.fail(new RpcError({ code: -32601, message: `Method not found: ${method}`, data: undefined }))
-      },
-      onNotification: (method, params) =>
-        Effect.suspend(() => {
-          const notification: Notification = { method, params }
-          received.push(notification)
-          for (const waiter of waiters) {
-            if (waiter.method === method && waiter.predicate(params)) {
-              waiters.delete(waiter)
-              Deferred.doneUnsafe(waiter.deferred, Effect.succeed(notification))
-            }
-          }
-          if (method === "notifications/progress") {
-            const handler = progressHandlers.get(String(params?.progressToken))
-            if (handler !== undefined) {
-              return handler({ progress: params.progress, total: params.total, message: params.message })
-            }
-          }
-          return Effect.void
-        })
-    })
+    // The client's answer to a request of the server's, sent as a request (legacy) or in an input-required result.
+    const answer = (method: string, params: any): Effect.Effect<unknown, RpcError> => {
+      if (method === "elicitation/create" && options.elicitation !== undefined) return options.elicitation(params)
+      if (method === "sampling/createMessage" && options.sampling !== undefined) return options.sampling(params)
+      if (method === "roots/list" && options.roots !== undefined) {
+        const roots = options.roots
+        return typeof roots === "function"
+          ? Effect.map(roots(), (list) => ({ roots: list }))
+          : Effect.succeed({ roots })
+      }
+      if (method === "ping") return Effect.succeed({})
+      return Effect.fail(new RpcError({ code: -32601, message: `Method not found: ${method}`, data: undefined }))
+    }
     const capabilitiesDeclared: Record<string, unknown> = {}
     if (options.elicitation !== undefined) capabilitiesDeclared.elicitation = { form: {} }
     if (options.sampling !== undefined) capabilitiesDeclared.sampling = {}
     if (options.roots !== undefined) capabilitiesDeclared.roots = { listChanged: true }
-    const initialized = yield* rpc.request("initialize", {
-      protocolVersion: options.protocolVersion ?? "2025-11-25",
-      capabilities: capabilitiesDeclared,
-      clientInfo: { name: "effect-mcp-runtime-testing", version: "1" }
-    })
-    yield* rpc.notify("notifications/initialized")
+    const modern = options.protocolVersion !== undefined && ProtocolVersion.isModern(options.protocolVersion)
+    if (modern && options.extensions !== undefined) capabilitiesDeclared.extensions = options.extensions
+    const clientInfo = { name: "effect-mcp-runtime-testing", version: "1" }
+    const rpc = yield* MemoryClient.connect(
+      client,
+      {
+        onRequest: answer,
+        onNotification: (method, params) =>
+          Effect.suspend(() => {
+            const notification: Notification = { method, params }
+            received.push(notification)
+            for (const waiter of waiters) {
+              if (waiter.method === method && waiter.predicate(params)) {
+                waiters.delete(waiter)
+                Deferred.doneUnsafe(waiter.deferred, Effect.succeed(notification))
+              }
+            }
+            if (method === "notifications/progress") {
+              const handler = progressHandlers.get(String(params?.progressToken))
+              if (handler !== undefined) {
+                return handler({ progress: params.progress, total: params.total, message: params.message })
+              }
+            }
+            return Effect.void
+          })
+      },
+      modern
+        ? {
+            meta: {
+              "io.modelcontextprotocol/protocolVersion": options.protocolVersion,
+              "io.modelcontextprotocol/clientCapabilities": capabilitiesDeclared,
+              "io.modelcontextprotocol/clientInfo": clientInfo
+            }
+          }
+        : {}
+    )
+    const answered: Array<Round> = []
+    const maxRounds = options.maxRounds ?? 10
+    // 2026-07-28: a request answered with an input-required result is retried with the answers.
+    const request = (method: string, params?: Record<string, unknown>): Effect.Effect<any, RpcError> =>
+      !modern
+        ? rpc.request(method, params)
+        : Effect.gen(function* () {
+            let retry = params
+            for (let round = 0; ; round++) {
+              const result = yield* rpc.request(method, retry)
+              if (result?.resultType !== "input_required") return result
+              if (round === maxRounds) {
+                return yield* Effect.fail(
+                  new RpcError({
+                    code: -32603,
+                    message: `${method} still asked for input after ${maxRounds} rounds (TestClient maxRounds)`,
+                    data: result
+                  })
+                )
+              }
+              const inputRequests = (result.inputRequests ?? {}) as Round["inputRequests"]
+              answered.push({ method, inputRequests })
+              const inputResponses: Record<string, unknown> = {}
+              for (const [key, input] of Object.entries(inputRequests)) {
+                inputResponses[key] = yield* answer(input.method, input.params)
+              }
+              retry = {
+                ...params,
+                inputResponses,
+                ...(result.requestState === undefined ? {} : { requestState: result.requestState })
+              }
+            }
+          })
+    const initialized = modern
+      ? yield* rpc.request("server/discover")
+      : yield* rpc.request("initialize", {
+          protocolVersion: options.protocolVersion ?? "2025-11-25",
+          capabilities: capabilitiesDeclared,
+          clientInfo
+        })
+    if (!modern) yield* rpc.notify("notifications/initialized")
 
     let nextToken = 1
     const callTool: TestClient["callTool"] = (name, args, callOptions) =>
@@ -358,15 +445,14 @@ export const make = <E, R>(
         const params: Record<string, unknown> = { name }
         if (args !== undefined) params.arguments = args
         if (token !== undefined) params._meta = { progressToken: token }
-        return rpc
-          .request("tools/call", params)
-          .pipe(
-            Effect.ensuring(Effect.sync(() => token !== undefined && progressHandlers.delete(token)))
-          ) as Effect.Effect<CallToolResult, RpcError>
+        return request("tools/call", params).pipe(
+          Effect.ensuring(Effect.sync(() => token !== undefined && progressHandlers.delete(token)))
+        ) as Effect.Effect<CallToolResult, RpcError>
       })
 
     return {
       initialized,
+      rounds: Effect.sync(() => [...answered]),
       kernel,
       listTools: rpc.listAll("tools/list", "tools"),
       callTool,
@@ -401,10 +487,10 @@ export const make = <E, R>(
         }),
       listResources: rpc.listAll("resources/list", "resources"),
       listResourceTemplates: rpc.listAll("resources/templates/list", "resourceTemplates"),
-      readResource: (uri) => Effect.map(rpc.request("resources/read", { uri }), (result) => result.contents),
+      readResource: (uri) => Effect.map(request("resources/read", { uri }), (result) => result.contents),
       listPrompts: rpc.listAll("prompts/list", "prompts"),
-      getPrompt: (name, args) => rpc.request("prompts/get", args === undefined ? { name } : { name, arguments: args }),
-      request: rpc.request,
+      getPrompt: (name, args) => request("prompts/get", args === undefined ? { name } : { name, arguments: args }),
+      request,
       send: rpc.send,
       cancel: (requestId, reason) =>
         rpc.notify("notifications/cancelled", reason === undefined ? { requestId } : { requestId, reason }),
