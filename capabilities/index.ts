@@ -15,6 +15,9 @@ import { ExecCapability } from "./exec/index.ts"
 import { ExecSettings, type ExecSettingsShape } from "./exec/settings.ts"
 import { FeCapability } from "./fe/index.ts"
 import { FeSettings, type FeSettingsShape } from "./fe/settings.ts"
+import { SkillsCapability, SkillSources } from "./skills/index.ts"
+import { SkillsSettings, type SkillsSettingsShape } from "./skills/settings.ts"
+import type { OpenDirectory } from "./skills/sources.ts"
 import { SystemCapability } from "./system/index.ts"
 import { WorkspaceCapability } from "./workspace/index.ts"
 
@@ -38,6 +41,8 @@ export interface BundleSettings {
   readonly exec: ExecSettingsShape | undefined
   /** The fe capability's settings; undefined (or absent) keeps its defaults. */
   readonly fe?: FeSettingsShape | undefined
+  /** The skills capability's settings; undefined (or absent) keeps its defaults. */
+  readonly skills?: SkillsSettingsShape | undefined
 }
 
 /**
@@ -64,6 +69,8 @@ export interface BundleSettings {
 export interface BundleServices {
   readonly commandRunner: Layer.Layer<CommandRunner>
   readonly workspace: Layer.Layer<Workspace, WorkspaceError>
+  /** Opens a workspace rooted at a directory outside the root (the skills capability's configured directories). */
+  readonly openWorkspace?: OpenDirectory | undefined
 }
 
 type Bundle = (
@@ -83,7 +90,7 @@ type Bundle = (
  * ```ts
  * import { bundled } from "./capabilities/index.ts"
  *
- * Object.keys(bundled) // => ["system", "workspace", "exec", "fe", "conformance"]
+ * Object.keys(bundled) // => ["system", "workspace", "exec", "fe", "skills", "conformance"]
  * ```
  *
  * @category constants
@@ -105,6 +112,13 @@ export const bundled = {
       Layer.provide(services.commandRunner),
       Layer.provide(services.workspace),
       Layer.provide(settings.fe === undefined ? Layer.empty : Layer.succeed(FeSettings, settings.fe))
+    ),
+  // Agent Skills from the root's conventional locations and configured directories (SEP-2640).
+  skills: (settings, services) =>
+    SkillsCapability.pipe(
+      Layer.provide(SkillSources.layer({ open: services.openWorkspace })),
+      Layer.provide(services.workspace),
+      Layer.provide(settings.skills === undefined ? Layer.empty : Layer.succeed(SkillsSettings, settings.skills))
     ),
   conformance: () => ConformanceCapability
 } as const satisfies Record<string, Bundle>

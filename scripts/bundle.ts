@@ -18,8 +18,9 @@ export const bundle = async (entryPoint: string, outfile: string): Promise<numbe
     treeShaking: true,
     sourcemap: "linked",
     legalComments: "none",
-    // A native parser (napi binding per platform), loaded only when fe_skeleton runs: resolved from node_modules.
-    external: ["oxc-parser"],
+    // A native parser (napi binding per platform), loaded only when fe_skeleton runs, and the YAML parser,
+    // loaded only when the skills capability is built: resolved from node_modules, not in the bundle.
+    external: ["oxc-parser", "yaml"],
     metafile: true,
     banner: {
       js: "#!/usr/bin/env node\nimport { createRequire as __createRequire } from 'node:module';const require = __createRequire(import.meta.url);"

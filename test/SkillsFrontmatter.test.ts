@@ -8,12 +8,13 @@ import { assert, describe, it } from "@effect/vitest"
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import { fileUri, parseUri, skillUri } from "../capabilities/skills/catalog.ts"
+import { parseDocument } from "yaml"
 import { parseFrontmatter, type SkillProblem } from "../capabilities/skills/frontmatter.ts"
 import { defaultSkillsSettings, SkillsSettingsSchema } from "../capabilities/skills/settings.ts"
 import { placeOf } from "../capabilities/skills/sources.ts"
 
 const problemOf = (text: string, directory = "notes"): SkillProblem => {
-  const parsed = parseFrontmatter(text, directory)
+  const parsed = parseFrontmatter(text, directory, parseDocument)
   assert.isTrue(Result.isFailure(parsed), `parsed: ${JSON.stringify(parsed)}`)
   return (parsed as Result.Failure<unknown, SkillProblem>).failure
 }
@@ -23,7 +24,8 @@ describe("parseFrontmatter", () => {
     const parsed = parseFrontmatter(
       "\uFEFF---\r\nname: notes\r\ndescription: 'Take notes: short ones'\r\nversion: 1.0\r\nbeta: yes\r\n" +
         "tags: [a, b]\r\nwhen: 2026-01-01\r\n---\r\n# Notes\r\n",
-      "notes"
+      "notes",
+      parseDocument
     )
     assert.deepStrictEqual(Result.getOrUndefined(parsed), {
       name: "notes",
@@ -75,7 +77,9 @@ describe("parseFrontmatter", () => {
     }
     assert.strictEqual(problemOf("---\nname: notes\ndescription: x\n---\n", "other").code, "name_mismatch")
     assert.isTrue(
-      Result.isSuccess(parseFrontmatter(`---\nname: ${"a".repeat(64)}\ndescription: x\n---\n`, "a".repeat(64)))
+      Result.isSuccess(
+        parseFrontmatter(`---\nname: ${"a".repeat(64)}\ndescription: x\n---\n`, "a".repeat(64), parseDocument)
+      )
     )
     assert.strictEqual(
       problemOf(`---\nname: ${"a".repeat(65)}\ndescription: x\n---\n`, "a".repeat(65)).code,

@@ -27,6 +27,7 @@ import { failingJob } from "./failingJob.ts"
 import { greet } from "./greet.ts"
 import { multiInput } from "./multiInput.ts"
 import { protocolErrorJob } from "./protocolErrorJob.ts"
+import { SkillsFixture } from "./skills.ts"
 import { slowCompute } from "./slowCompute.ts"
 import { toolWithTask } from "./toolWithTask.ts"
 import { inputRequiredCapabilities } from "./inputRequiredCapabilities.ts"
@@ -202,4 +203,4 @@ export const aliases: Readonly<Record<string, string>> = {
  * @category capabilities
  * @since 0.1.0
  */
-export const ConformanceCapability = Layer.mergeAll(TestCapability, JsonCapability, TasksCapability)
+export const ConformanceCapability = Layer.mergeAll(TestCapability, JsonCapability, TasksCapability, SkillsFixture)

@@ -330,6 +330,8 @@ const utf8 = new TextDecoder("utf-8", { fatal: true })
 export const makeCatalog: Effect.Effect<Catalog, never, SkillSources> = Effect.gen(function* () {
   const { sources } = yield* SkillSources
   const settings = yield* SkillsSettings
+  // Loaded here, when the capability is built: a server without skills never loads the YAML parser.
+  const parseYaml = yield* Effect.promise(() => import("yaml").then((yaml) => yaml.parseDocument))
   const digests = yield* Effect.provide(Effect.service(Digest.Digest), Digest.layerWebCrypto)
   const sourceLabels = sources.map((source) => source.label).join(", ")
 
@@ -536,7 +538,7 @@ export const makeCatalog: Effect.Effect<Catalog, never, SkillSources> = Effect.g
           message: `The SKILL.md of ${label} is not UTF-8 text: save it as UTF-8.`
         })
       }
-      const frontmatter = parseFrontmatter(text.success, candidate.name)
+      const frontmatter = parseFrontmatter(text.success, candidate.name, parseYaml)
       if (Result.isFailure(frontmatter)) return yield* invalid(candidate, frontmatter.failure)
       reported.delete(`skill:${label}`)
       const skill: Skill = {

@@ -10,7 +10,24 @@
  * @since 0.2.0
  */
 import * as Result from "effect/Result"
-import { parseDocument } from "yaml"
+import type { parseDocument } from "yaml"
+
+/**
+ * The YAML parser (the `yaml` package's `parseDocument`). The package is
+ * loaded when the skills capability is built, not when the binary starts.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import type { ParseYaml } from "./capabilities/skills/frontmatter.ts"
+ *
+ * const load = (): Promise<ParseYaml> => import("yaml").then((yaml) => yaml.parseDocument)
+ * ```
+ *
+ * @category models
+ * @since 0.2.0
+ */
+export type ParseYaml = typeof parseDocument
 
 /**
  * Why a skill is not served.
@@ -172,18 +189,23 @@ const nonJson = (value: unknown, at: string): string | undefined => {
  *
  * ```ts
  * import * as Result from "effect/Result"
+ * import { parseDocument } from "yaml"
  * import { parseFrontmatter } from "./capabilities/skills/frontmatter.ts"
  *
- * const parsed = parseFrontmatter("---\nname: notes\ndescription: Take notes\n---\n# Notes\n", "notes")
+ * const parsed = parseFrontmatter("---\nname: notes\ndescription: Take notes\n---\n# Notes\n", "notes", parseDocument)
  * Result.isSuccess(parsed) // => true
- * const broken = parseFrontmatter("---\nname: [notes\n---\n", "notes")
+ * const broken = parseFrontmatter("---\nname: [notes\n---\n", "notes", parseDocument)
  * Result.isFailure(broken) // => true (invalid_yaml, with its line and column)
  * ```
  *
  * @category parsing
  * @since 0.2.0
  */
-export const parseFrontmatter = (text: string, directoryName: string): Result.Result<Frontmatter, SkillProblem> => {
+export const parseFrontmatter = (
+  text: string,
+  directoryName: string,
+  parseDocument: ParseYaml
+): Result.Result<Frontmatter, SkillProblem> => {
   const source = text.startsWith("\uFEFF") ? text.slice(1) : text
   const found = block.exec(source)
   if (found === null) {

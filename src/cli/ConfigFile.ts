@@ -18,6 +18,7 @@ import * as SchemaIssue from "effect/SchemaIssue"
 const configFileVariable = "MCP_RUNTIME_CONFIG"
 import { ExecSettingsSchema } from "../../capabilities/exec/settings.ts"
 import { FeSettingsSchema } from "../../capabilities/fe/settings.ts"
+import { SkillsSettingsSchema } from "../../capabilities/skills/settings.ts"
 
 /**
  * The file looked for in the root when `--config` is not given.
@@ -131,6 +132,7 @@ export const ConfigFile = Schema.Struct({
   ),
   exec: Schema.optional(ExecSettingsSchema),
   fe: Schema.optional(FeSettingsSchema),
+  skills: Schema.optional(SkillsSettingsSchema),
   http: Schema.optional(
     Schema.Struct({
       port: Schema.optional(NonNegativeInt.check(Schema.isLessThanOrEqualTo(65535))),

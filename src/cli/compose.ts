@@ -217,8 +217,12 @@ export const serverLayers = (settings: Settings.Settings) => ({
         // The host services the binary chooses for the bundled capabilities: Node's.
         Bundled.layer(
           settings.capabilities,
-          { exec: settings.exec, fe: settings.fe },
-          { commandRunner: NodeCommandRunner.layer(), workspace: NodeWorkspace.layer(settings.workspace) }
+          { exec: settings.exec, fe: settings.fe, skills: settings.skills },
+          {
+            commandRunner: NodeCommandRunner.layer(),
+            workspace: NodeWorkspace.layer(settings.workspace),
+            openWorkspace: (root) => NodeWorkspace.make({ ...settings.workspace, root })
+          }
         ),
         settings.gate === undefined ? Layer.empty : Layer.succeed(Gate.Gate, Gate.fromRules(settings.gate)),
         settings.audit === undefined ? Layer.empty : FileAuditLog.layer(settings.audit)

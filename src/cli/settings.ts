@@ -14,6 +14,7 @@ import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import type { ExecSettingsShape } from "../../capabilities/exec/settings.ts"
 import type { FeSettingsShape } from "../../capabilities/fe/settings.ts"
+import type { SkillsSettingsShape } from "../../capabilities/skills/settings.ts"
 import { bundled, type BundledId, defaults } from "../../capabilities/index.ts"
 import type * as FileAuditLog from "../../layers/FileAuditLog.ts"
 import type * as NodeWorkspace from "../../layers/NodeWorkspace.ts"
@@ -90,6 +91,8 @@ export interface Settings {
   readonly workspace: NodeWorkspace.Options
   readonly exec: ExecSettingsShape | undefined
   readonly fe: FeSettingsShape | undefined
+  /** The skills capability's settings (`skills` in the file); undefined keeps its defaults. */
+  readonly skills: SkillsSettingsShape | undefined
   readonly http: {
     readonly port: number | undefined
     readonly host: string | undefined
@@ -549,6 +552,7 @@ export const resolve = Effect.fnUntraced(function* (input: {
     },
     exec: config.exec,
     fe: config.fe,
+    skills: config.skills,
     http: {
       port: flag(flags.port, http.port),
       host: flag(flags.host, http.host),
