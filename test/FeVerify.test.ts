@@ -57,7 +57,7 @@ require("node:fs").writeFileSync("tool.pid", String(process.pid))
 setInterval(() => {}, 1000)
 `
 
-const client = (root: string, options: { readonly progressInterval?: number } = {}) =>
+const client = (root: string, options: { readonly progressInterval?: number; readonly tasks?: boolean } = {}) =>
   TestClient.make(
     FeCapability.pipe(
       Layer.provide(NodeCommandRunner.layer()),
@@ -70,7 +70,9 @@ const client = (root: string, options: { readonly progressInterval?: number } = 
           Policy.layer({ ...Policy.defaults, progressInterval: options.progressInterval ?? 0 })
         )
       )
-    )
+    ),
+    // A 2026-07-28 client that declared the tasks extension: fe_verify answers with a task.
+    options.tasks === true ? { protocolVersion: "2026-07-28", extensions: { "io.modelcontextprotocol/tasks": {} } } : {}
   )
 
 const wallSleep = (ms: number) =>
@@ -267,6 +269,45 @@ console.log(JSON.stringify([{ filePath: require("node:path").resolve(args[args.l
       yield* awaitGroupGone(pid)
       // The server goes on serving.
       assert.deepStrictEqual(yield* fe.request("ping"), {})
+    })
+  )
+
+  it.effect("as a task (2026-07-28), tasks/cancel kills the running tool and every process it started", () =>
+    Effect.gen(function* () {
+      const root = makeRoot({
+        "package.json": JSON.stringify({ devDependencies: { typescript: "5" } }),
+        "tsconfig.json": "{}",
+        ...toolPackage("typescript", "tsc", hangingTool)
+      })
+      const fe = yield* client(root, { tasks: true })
+      const created = yield* fe.request("tools/call", { name: "fe_verify", arguments: {} })
+      assert.strictEqual(created.resultType, "task")
+      const pid = yield* awaitPid(join(root, "tool.pid"), 3)
+      assert.strictEqual((yield* fe.request("tasks/get", { taskId: created.taskId })).status, "working")
+      yield* fe.request("tasks/cancel", { taskId: created.taskId })
+      yield* awaitGroupGone(pid)
+      assert.strictEqual((yield* fe.request("tasks/get", { taskId: created.taskId })).status, "cancelled")
+    })
+  )
+
+  it.effect("as a task, the steps' result is the task's result", () =>
+    Effect.gen(function* () {
+      const root = makeRoot({
+        "package.json": JSON.stringify({ devDependencies: { typescript: "5" } }),
+        "tsconfig.json": "{}"
+      })
+      const fe = yield* client(root, { tasks: true })
+      const created = yield* fe.request("tools/call", { name: "fe_verify", arguments: { steps: ["typecheck"] } })
+      assert.strictEqual(created.resultType, "task")
+      let task: any
+      for (let i = 0; i < 500; i++) {
+        task = yield* fe.request("tasks/get", { taskId: created.taskId })
+        if (task.status !== "working") break
+        yield* wallSleep(10)
+      }
+      assert.strictEqual(task.status, "completed")
+      assert.strictEqual(task.result.structuredContent.steps[0].status, "error")
+      assert.include(task.result.structuredContent.steps[0].detail, "typescript is not installed")
     })
   )
 

@@ -9,6 +9,7 @@ import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { CommandRunner, type OutputStream } from "../../src/CommandRunner.ts"
 import { Progress } from "../../src/Progress.ts"
+import * as Task from "../../src/Task.ts"
 import * as Tool from "../../src/Tool.ts"
 import { allowedCommands, authorize } from "./allowlist.ts"
 import { toToolError } from "./errors.ts"
@@ -158,6 +159,93 @@ export const makeRun = (settings: ExecSettingsShape): Tool.Handled<CommandRunner
   const maxTimeoutMs = settings.maxTimeoutMs
   const defaultTimeoutMs = Math.min(settings.defaultTimeoutMs, maxTimeoutMs)
   const tailBytes = settings.resultTailBytes
+  // The run itself: what becomes the task when the call is one.
+  const runCommand = ({
+    args,
+    command,
+    cwd,
+    stdin,
+    timeoutMs
+  }: {
+    readonly args: ReadonlyArray<string>
+    readonly command: string
+    readonly cwd: string | undefined
+    readonly stdin: string | undefined
+    readonly timeoutMs: number | undefined
+  }) =>
+    Effect.gen(function* () {
+      const runner = yield* CommandRunner
+      const progress = yield* Progress
+      const timeout = Math.min(timeoutMs ?? defaultTimeoutMs, maxTimeoutMs)
+      const tails: Record<OutputStream, LineTail> = {
+        stdout: new LineTail(tailBytes),
+        stderr: new LineTail(tailBytes)
+      }
+      let lines = 0
+      yield* progress.report({ progress: 0, message: clip(`$ ${commandLine(command, args)}`) })
+      const result = yield* runner
+        .run({
+          command,
+          args,
+          cwd,
+          stdin,
+          timeout,
+          maxOutputBytes: settings.maxOutputBytes,
+          env: settings.env,
+          inheritEnv: settings.inheritEnv,
+          onLine: (stream, line) =>
+            Effect.suspend(() => {
+              tails[stream].push(line)
+              lines++
+              return progress.report({
+                progress: lines,
+                message: clip(stream === "stderr" ? `stderr: ${line}` : line)
+              })
+            })
+        })
+        .pipe(Effect.mapError((error) => toToolError(error, { maxTimeoutMs })))
+
+      const show = (stream: OutputStream) => {
+        const captured = result[stream]
+        const cut = result[`${stream}Truncated`]
+        const text = tailOf(cut ? tails[stream].text() : captured, tailBytes)
+        return { text, truncated: cut || text.length < captured.length }
+      }
+      const stdout = show("stdout")
+      const stderr = show("stderr")
+      const log = logUri(result.runId)
+      const logTruncated = result.stdoutTruncated || result.stderrTruncated
+      const ended =
+        result.exitCode === null
+          ? `was ended by signal ${result.signal ?? "(unknown)"} after ${formatDuration(result.durationMs)}`
+          : `exited with code ${result.exitCode} after ${formatDuration(result.durationMs)}` +
+            (result.exitCode === 0 ? "" : " (a failure: stderr and stdout say why)")
+      const shown =
+        stdout.truncated || stderr.truncated
+          ? ` Only the last ${formatBytes(tailBytes)} of ${
+              stdout.truncated && stderr.truncated ? "stdout and stderr" : stdout.truncated ? "stdout" : "stderr"
+            } is shown; read ${log} for the whole output${
+              logTruncated ? ` (kept up to ${formatBytes(settings.maxOutputBytes)} per stream)` : ""
+            }.`
+          : ""
+      return {
+        runId: result.runId,
+        command,
+        args,
+        cwd: normalizeCwd(cwd),
+        exitCode: result.exitCode,
+        signal: result.signal,
+        durationMs: result.durationMs,
+        summary: `${commandLine(command, args)} ${ended}.${shown}`,
+        stdout: stdout.text,
+        stderr: stderr.text,
+        stdoutTruncated: stdout.truncated,
+        stderrTruncated: stderr.truncated,
+        logTruncated,
+        log
+      }
+    })
+
   return Tool.make("run", {
     title: "Run a command",
     description:
@@ -195,81 +283,15 @@ export const makeRun = (settings: ExecSettingsShape): Tool.Handled<CommandRunner
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
     // The run's own timeout (at most maxTimeoutMs) must fire before the server's per-call timeout, so the
     // agent gets the timed_out result naming the log; the margin covers the kill grace period.
-    timeout: maxTimeoutMs + 30_000
+    timeout: maxTimeoutMs + 30_000,
+    task: "optional"
   }).pipe(
     Tool.handle(
       Effect.fnUntraced(function* ({ args = [], command, cwd, stdin, timeoutMs }) {
         yield* authorize(allowed, command, args)
-        const runner = yield* CommandRunner
-        const progress = yield* Progress
-        const timeout = Math.min(timeoutMs ?? defaultTimeoutMs, maxTimeoutMs)
-        const tails: Record<OutputStream, LineTail> = {
-          stdout: new LineTail(tailBytes),
-          stderr: new LineTail(tailBytes)
-        }
-        let lines = 0
-        yield* progress.report({ progress: 0, message: clip(`$ ${commandLine(command, args)}`) })
-        const result = yield* runner
-          .run({
-            command,
-            args,
-            cwd,
-            stdin,
-            timeout,
-            maxOutputBytes: settings.maxOutputBytes,
-            env: settings.env,
-            inheritEnv: settings.inheritEnv,
-            onLine: (stream, line) =>
-              Effect.suspend(() => {
-                tails[stream].push(line)
-                lines++
-                return progress.report({
-                  progress: lines,
-                  message: clip(stream === "stderr" ? `stderr: ${line}` : line)
-                })
-              })
-          })
-          .pipe(Effect.mapError((error) => toToolError(error, { maxTimeoutMs })))
-
-        const show = (stream: OutputStream) => {
-          const captured = result[stream]
-          const cut = result[`${stream}Truncated`]
-          const text = tailOf(cut ? tails[stream].text() : captured, tailBytes)
-          return { text, truncated: cut || text.length < captured.length }
-        }
-        const stdout = show("stdout")
-        const stderr = show("stderr")
-        const log = logUri(result.runId)
-        const logTruncated = result.stdoutTruncated || result.stderrTruncated
-        const ended =
-          result.exitCode === null
-            ? `was ended by signal ${result.signal ?? "(unknown)"} after ${formatDuration(result.durationMs)}`
-            : `exited with code ${result.exitCode} after ${formatDuration(result.durationMs)}` +
-              (result.exitCode === 0 ? "" : " (a failure: stderr and stdout say why)")
-        const shown =
-          stdout.truncated || stderr.truncated
-            ? ` Only the last ${formatBytes(tailBytes)} of ${
-                stdout.truncated && stderr.truncated ? "stdout and stderr" : stdout.truncated ? "stdout" : "stderr"
-              } is shown; read ${log} for the whole output${
-                logTruncated ? ` (kept up to ${formatBytes(settings.maxOutputBytes)} per stream)` : ""
-              }.`
-            : ""
-        return {
-          runId: result.runId,
-          command,
-          args,
-          cwd: normalizeCwd(cwd),
-          exitCode: result.exitCode,
-          signal: result.signal,
-          durationMs: result.durationMs,
-          summary: `${commandLine(command, args)} ${ended}.${shown}`,
-          stdout: stdout.text,
-          stderr: stderr.text,
-          stdoutTruncated: stdout.truncated,
-          stderrTruncated: stderr.truncated,
-          logTruncated,
-          log
-        }
+        // Under 2026-07-28, with a client that declared tasks, the run is a task: the call is answered at once
+        // and tasks/get follows it (tasks/cancel kills the command and every process it started).
+        return yield* Task.background(runCommand({ args, command, cwd, stdin, timeoutMs }))
       })
     )
   )

@@ -12,6 +12,7 @@ import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { CommandRunner, type Result as RunResult, type RunError } from "../../src/CommandRunner.ts"
 import { Progress } from "../../src/Progress.ts"
+import * as Task from "../../src/Task.ts"
 import * as Tool from "../../src/Tool.ts"
 import { Workspace } from "../../src/Workspace.ts"
 import { parseJsonc } from "./jsonc.ts"
@@ -551,7 +552,8 @@ export const makeVerify = (settings: FeSettingsShape): Tool.Handled<CommandRunne
     }),
     output: VerifyResult,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-    timeout: settings.maxStepTimeoutMs * 4 + 30_000
+    timeout: settings.maxStepTimeoutMs * 4 + 30_000,
+    task: "optional"
   }).pipe(
     Tool.handle(
       Effect.fnUntraced(function* ({ files = [], maxProblems = 50, steps: chosen, timeoutMs }) {
@@ -588,56 +590,62 @@ export const makeVerify = (settings: FeSettingsShape): Tool.Handled<CommandRunne
           timeoutMs: Math.min(timeoutMs ?? defaultTimeoutMs, settings.maxStepTimeoutMs),
           roots: [workspace.root]
         }
-        const outcomes: Array<StepOutcome> = []
-        for (const [index, step] of selected.entries()) {
-          yield* progress.report({ progress: index * 2, total: selected.length * 2, message: `${step}: running` })
-          const outcome = yield* steps[step](ctx)
-          outcomes.push(outcome)
-          yield* progress.report({
-            progress: index * 2 + 1,
-            total: selected.length * 2,
-            message: `${step}: ${outcome.result.status} — ${outcome.result.detail}`
+        // Under 2026-07-28, with a client that declared tasks, the steps run as a task: the call is answered at
+        // once and tasks/get follows it (tasks/cancel stops the running tool and every process it started).
+        return yield* Task.background(
+          Effect.gen(function* () {
+            const outcomes: Array<StepOutcome> = []
+            for (const [index, step] of selected.entries()) {
+              yield* progress.report({ progress: index * 2, total: selected.length * 2, message: `${step}: running` })
+              const outcome = yield* steps[step](ctx)
+              outcomes.push(outcome)
+              yield* progress.report({
+                progress: index * 2 + 1,
+                total: selected.length * 2,
+                message: `${step}: ${outcome.result.status} — ${outcome.result.detail}`
+              })
+            }
+            const all = outcomes.flatMap((outcome) => outcome.problems)
+            const sorted = [
+              ...all.filter((p) => p.severity === "error"),
+              ...all.filter((p) => p.severity === "warning")
+            ].map((p) => ({ ...p, suggestion: suggestionFor(p) }))
+            yield* state.setLastVerify(sorted)
+            const results = outcomes.map((outcome) => outcome.result)
+            const ok = results.every((r) => r.status === "passed" || r.status === "skipped")
+            const errors = sorted.filter((p) => p.severity === "error").length
+            const warnings = sorted.length - errors
+            const stepsText = results.map((r) => `${r.step} ${r.status}`).join(", ")
+            const broken = results.filter((r) => r.status === "error" || r.status === "timed_out")
+            const summary = ok
+              ? `All checks passed (${stepsText})${warnings > 0 ? `, with ${plural(warnings, "warning")}` : ""}.`
+              : `${stepsText}: ${plural(errors, "error")}${warnings > 0 ? ` and ${plural(warnings, "warning")}` : ""}` +
+                (broken.length > 0 ? `; ${broken.map((r) => `${r.step}: ${r.detail}`).join(" ")}` : ".")
+            const next =
+              errors > 0
+                ? "Call fe_doctor with no arguments for the cause and fix of each problem, apply the fixes with workspace_edit, then call fe_verify again."
+                : broken.length > 0
+                  ? "Fix what stopped the steps that did not run (see each step's detail), then call fe_verify again."
+                  : warnings > 0
+                    ? "Only warnings remain: fe_doctor explains them; call fe_verify again after changing code."
+                    : "Nothing to fix. Call fe_verify again after the next change; fe_skeleton maps the code."
+            return {
+              ok,
+              project: {
+                framework: project.framework,
+                packageManager: project.packageManager,
+                tsconfig: project.tsconfig,
+                linter: project.linter,
+                testRunner: project.testRunner
+              },
+              steps: results,
+              problems: sorted.slice(0, maxProblems),
+              problemsTotal: sorted.length,
+              summary,
+              next
+            }
           })
-        }
-        const all = outcomes.flatMap((outcome) => outcome.problems)
-        const sorted = [
-          ...all.filter((p) => p.severity === "error"),
-          ...all.filter((p) => p.severity === "warning")
-        ].map((p) => ({ ...p, suggestion: suggestionFor(p) }))
-        yield* state.setLastVerify(sorted)
-        const results = outcomes.map((outcome) => outcome.result)
-        const ok = results.every((r) => r.status === "passed" || r.status === "skipped")
-        const errors = sorted.filter((p) => p.severity === "error").length
-        const warnings = sorted.length - errors
-        const stepsText = results.map((r) => `${r.step} ${r.status}`).join(", ")
-        const broken = results.filter((r) => r.status === "error" || r.status === "timed_out")
-        const summary = ok
-          ? `All checks passed (${stepsText})${warnings > 0 ? `, with ${plural(warnings, "warning")}` : ""}.`
-          : `${stepsText}: ${plural(errors, "error")}${warnings > 0 ? ` and ${plural(warnings, "warning")}` : ""}` +
-            (broken.length > 0 ? `; ${broken.map((r) => `${r.step}: ${r.detail}`).join(" ")}` : ".")
-        const next =
-          errors > 0
-            ? "Call fe_doctor with no arguments for the cause and fix of each problem, apply the fixes with workspace_edit, then call fe_verify again."
-            : broken.length > 0
-              ? "Fix what stopped the steps that did not run (see each step's detail), then call fe_verify again."
-              : warnings > 0
-                ? "Only warnings remain: fe_doctor explains them; call fe_verify again after changing code."
-                : "Nothing to fix. Call fe_verify again after the next change; fe_skeleton maps the code."
-        return {
-          ok,
-          project: {
-            framework: project.framework,
-            packageManager: project.packageManager,
-            tsconfig: project.tsconfig,
-            linter: project.linter,
-            testRunner: project.testRunner
-          },
-          steps: results,
-          problems: sorted.slice(0, maxProblems),
-          problemsTotal: sorted.length,
-          summary,
-          next
-        }
+        )
       })
     )
   )

@@ -14,6 +14,7 @@ import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { type CallToolResult, ElicitRequestSchema, type ElicitResult } from "@modelcontextprotocol/sdk/types.js"
+import { post, startHttp } from "./HttpProcess.ts"
 import { assertBuilt, binaryPath } from "./ServerProcess.ts"
 
 beforeAll(assertBuilt)
@@ -368,5 +369,110 @@ describe("exec process trees", () => {
       assert.match(text(result), /time/i)
       await waitFor("the tree to be gone", () => processesWith(marker).length === 0, 5_000)
     })
+  })
+})
+
+describe("exec runs as tasks (2026-07-28 over HTTP)", () => {
+  // A 2026-07-28 client that declared the tasks extension: exec_run answers at once with a task.
+  const meta = {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientCapabilities": { extensions: { "io.modelcontextprotocol/tasks": {} } },
+    "io.modelcontextprotocol/clientInfo": { name: "safety-test", version: "1.0.0" }
+  }
+  let nextId = 1
+  const rpc = async (url: string, method: string, params: Record<string, unknown>, name?: string): Promise<any> => {
+    const response = await post(
+      url,
+      { jsonrpc: "2.0", id: nextId++, method, params: { ...params, _meta: meta } },
+      {
+        "mcp-protocol-version": "2026-07-28",
+        "mcp-method": method,
+        ...(name === undefined ? {} : { "mcp-name": name })
+      }
+    )
+    const body = await response.text()
+    // JSON, or an SSE stream whose last event is the response.
+    const json = response.headers.get("content-type")?.startsWith("text/event-stream")
+      ? body
+          .split("\n")
+          .filter((line) => line.startsWith("data:"))
+          .map((line) => JSON.parse(line.slice(5)))
+          .at(-1)
+      : JSON.parse(body)
+    assert.strictEqual(response.status, 200, body)
+    return json
+  }
+
+  it("tasks/cancel kills the command's whole tree; the task ends cancelled and the server keeps serving", async () => {
+    const root = execConfig()
+    const { args, marker } = sleepers()
+    const server = await startHttp([binaryPath, "serve", "--root", root, "--transport", "http", "--port", "0"])
+    try {
+      const created = await rpc(
+        server.url,
+        "tools/call",
+        { name: "exec_run", arguments: { command: "sh", args } },
+        "exec_run"
+      )
+      assert.strictEqual(created.result?.resultType, "task", JSON.stringify(created))
+      const taskId: string = created.result.taskId
+      assert.strictEqual(created.result.status, "working")
+      await waitFor("the grandchildren to start", () => processesWith(marker).length >= 2)
+      const working = await rpc(server.url, "tasks/get", { taskId }, taskId)
+      assert.strictEqual(working.result.status, "working")
+
+      const cancelled = await rpc(server.url, "tasks/cancel", { taskId }, taskId)
+      assert.isUndefined(cancelled.error, JSON.stringify(cancelled))
+      await waitFor("the tree to be gone", () => processesWith(marker).length === 0, 5_000)
+      const after = await rpc(server.url, "tasks/get", { taskId }, taskId)
+      assert.strictEqual(after.result.status, "cancelled")
+
+      // The same tool without the extension is an ordinary call, answered with its result.
+      const plain = await post(
+        server.url,
+        {
+          jsonrpc: "2.0",
+          id: nextId++,
+          method: "tools/call",
+          params: {
+            name: "exec_run",
+            arguments: { command: "sh", args: ["-c", "echo hi"] },
+            _meta: { ...meta, "io.modelcontextprotocol/clientCapabilities": {} }
+          }
+        },
+        { "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call", "mcp-name": "exec_run" }
+      )
+      const text = await plain.text()
+      assert.include(text, '"resultType":"complete"')
+      assert.include(text, "hi\\n")
+    } finally {
+      await server.stop()
+    }
+  })
+
+  it("a run's task ends completed with the run's result", async () => {
+    const root = execConfig()
+    const server = await startHttp([binaryPath, "serve", "--root", root, "--transport", "http", "--port", "0"])
+    try {
+      const created = await rpc(
+        server.url,
+        "tools/call",
+        { name: "exec_run", arguments: { command: "sh", args: ["-c", "echo done; exit 3"] } },
+        "exec_run"
+      )
+      assert.strictEqual(created.result?.resultType, "task", JSON.stringify(created))
+      const taskId: string = created.result.taskId
+      let task: any
+      for (let i = 0; i < 200; i++) {
+        task = (await rpc(server.url, "tasks/get", { taskId }, taskId)).result
+        if (task.status !== "working") break
+        await new Promise((resolve) => setTimeout(resolve, 50))
+      }
+      assert.strictEqual(task.status, "completed", JSON.stringify(task))
+      assert.strictEqual(task.result.structuredContent.exitCode, 3)
+      assert.strictEqual(task.result.structuredContent.stdout, "done\n")
+    } finally {
+      await server.stop()
+    }
   })
 })
