@@ -10,13 +10,17 @@
  */
 import * as Effect from "effect/Effect"
 import * as PubSub from "effect/PubSub"
+import * as Pull from "effect/Pull"
 import * as Schema from "effect/Schema"
+import * as Stream from "effect/Stream"
 import { Closing } from "../internal/lifecycle.ts"
 import { metaKey } from "../internal/meta.ts"
+import * as Tasks from "../internal/tasks.ts"
 import { Kernel } from "../Kernel.ts"
 import * as Method from "../Method.ts"
 import { RequestContext } from "../RequestContext.ts"
 import { Session } from "../Session.ts"
+import type { Task } from "../TaskStore.ts"
 import { maxSubscriptions } from "./resourcesSubscribe.ts"
 
 /**
@@ -40,7 +44,9 @@ export const ListenParams = Schema.Struct({
     toolsListChanged: Schema.optionalKey(Schema.Boolean),
     promptsListChanged: Schema.optionalKey(Schema.Boolean),
     resourcesListChanged: Schema.optionalKey(Schema.Boolean),
-    resourceSubscriptions: Schema.optionalKey(Schema.Array(Schema.String))
+    resourceSubscriptions: Schema.optionalKey(Schema.Array(Schema.String)),
+    // The tasks extension: the tasks whose every change the stream carries (notifications/tasks).
+    taskIds: Schema.optionalKey(Schema.Array(Schema.String))
   })
 })
 
@@ -52,6 +58,12 @@ export const ListenParams = Schema.Struct({
  * subscription id (the request's id) in `_meta`. Changes that happen while
  * the subscription is open reach it; nothing is kept for a client that
  * reconnects.
+ *
+ * With the tasks extension, `notifications.taskIds` asks for the changes of
+ * those tasks: the acknowledgment lists the ones that exist (the others are
+ * left out), each is sent at once as it is now, then again on every change,
+ * as `notifications/tasks` whose params are the task as `tasks/get` answers
+ * it. `taskIds` from a client that did not declare the extension is −32021.
  *
  * **Example**
  *
@@ -83,16 +95,50 @@ export const subscriptionsListen = Method.request("subscriptions/listen", {
             .filter((uri) => kernel.resolve(uri) !== undefined)
             .slice(0, maxSubscriptions)
         )
+        const runner = wanted.taskIds === undefined ? undefined : yield* Tasks.TaskRunner
+        if (wanted.taskIds !== undefined && !Tasks.declared(request.clientCapabilities)) {
+          return yield* Effect.fail(Tasks.missingExtension("subscriptions/listen with notifications.taskIds"))
+        }
+        const taskIds = new Set<string>()
+        if (runner !== undefined) {
+          for (const taskId of new Set(wanted.taskIds)) {
+            if (taskIds.size === maxSubscriptions) break
+            if ((yield* runner.store.get(taskId)) !== undefined) taskIds.add(taskId)
+          }
+        }
         const honoured = {
           ...(wanted.toolsListChanged === true ? { toolsListChanged: true } : {}),
           ...(wanted.promptsListChanged === true ? { promptsListChanged: true } : {}),
           ...(wanted.resourcesListChanged === true ? { resourcesListChanged: true } : {}),
-          ...(wanted.resourceSubscriptions === undefined ? {} : { resourceSubscriptions: [...uris] })
+          ...(wanted.resourceSubscriptions === undefined ? {} : { resourceSubscriptions: [...uris] }),
+          ...(wanted.taskIds === undefined || runner === undefined ? {} : { taskIds: [...taskIds] })
         }
         // Subscribed before the acknowledgment: no change after it is missed.
         const changes = yield* PubSub.subscribe(kernel.changes)
         const updates = yield* PubSub.subscribe(kernel.updates)
+        const taskChanges =
+          taskIds.size === 0 || runner === undefined ? undefined : yield* Stream.toPull(runner.store.changes)
         yield* session.notify("notifications/subscriptions/acknowledged", { _meta: tagged, notifications: honoured })
+        const notifyTask = (task: Task) => session.notify("notifications/tasks", { ...task, _meta: tagged })
+        // Each task as it is now (it may have ended before the subscription), then its changes.
+        if (runner !== undefined) {
+          for (const taskId of taskIds) {
+            const task = yield* runner.store.get(taskId)
+            if (task !== undefined) yield* notifyTask(task)
+          }
+        }
+        const forwardTasks =
+          taskChanges === undefined
+            ? Effect.never
+            : Effect.forever(
+                Effect.flatMap(taskChanges, (burst) =>
+                  Effect.forEach(
+                    burst.filter((task) => taskIds.has(task.taskId)),
+                    notifyTask,
+                    { discard: true }
+                  )
+                )
+              ).pipe(Pull.catchDone(() => Effect.never))
         const kinds: ReadonlyArray<readonly [string, boolean]> = [
           ["tools", honoured.toolsListChanged === true],
           ["prompts", honoured.promptsListChanged === true],
@@ -119,7 +165,7 @@ export const subscriptionsListen = Method.request("subscriptions/listen", {
         )
         yield* Effect.raceFirst(
           closing,
-          Effect.all([forwardChanges, forwardUpdates], { concurrency: "unbounded", discard: true })
+          Effect.all([forwardChanges, forwardUpdates, forwardTasks], { concurrency: "unbounded", discard: true })
         )
         // The server ends the subscription: it says so with the request's result.
         return { _meta: tagged }
