@@ -32,7 +32,9 @@
  * @since 0.2.0
  */
 import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
 
 /**
  * How states are sealed and opened: the keys (the first seals; every one
@@ -122,15 +124,41 @@ export type Refusal =
   | "request_state_mismatch"
 
 /**
- * Keys for the given secrets, with states valid for `maxAgeMs` (default
- * {@link defaultMaxAgeMs}). The first secret seals; all open.
+ * A secret too short to seal states with (under {@link minSecretBytes}
+ * bytes): building {@link layer} fails with it.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import * as Effect from "effect/Effect"
+ * import * as Layer from "effect/Layer"
+ * import * as RequestState from "effect-mcp-runtime/RequestState"
+ *
+ * const built = Layer.build(RequestState.layer({ keys: ["short"] })).pipe(
+ *   Effect.catchTag("WeakRequestStateKey", (error) => Effect.die(error.message))
+ * )
+ * ```
+ *
+ * @category errors
+ * @since 0.2.0
+ */
+export class WeakKey extends Schema.TaggedError<WeakKey>()("WeakRequestStateKey", {
+  message: Schema.String
+}) {}
+
+/**
+ * Keys for the given secrets (each at least {@link minSecretBytes} bytes,
+ * else the layer fails with {@link WeakKey}), with states valid for
+ * `maxAgeMs` (default {@link defaultMaxAgeMs}). The first secret seals; all
+ * open. No secrets: one random key, as by default.
  *
  * **Example**
  *
  * ```ts
  * import * as RequestState from "effect-mcp-runtime/RequestState"
  *
- * const Keys = RequestState.layer({ keys: [process.env.STATE_KEY ?? ""] })
+ * // STATE_KEY: e.g. the output of `openssl rand -base64 32`, the same on every instance
+ * const Keys = RequestState.layer({ keys: [process.env.STATE_KEY!] })
  * ```
  *
  * @category layers
@@ -139,11 +167,26 @@ export type Refusal =
 export const layer = (options: {
   readonly keys: ReadonlyArray<string | Uint8Array>
   readonly maxAgeMs?: number | undefined
-}): Layer.Layer<never> =>
-  Layer.succeed(RequestStateKeys, {
-    keys: options.keys.length === 0 ? [randomSecret()] : options.keys,
-    maxAgeMs: options.maxAgeMs ?? defaultMaxAgeMs
-  }) as Layer.Layer<never>
+}): Layer.Layer<never, WeakKey> =>
+  Layer.effect(
+    RequestStateKeys,
+    Effect.suspend(() => {
+      for (const [index, key] of options.keys.entries()) {
+        const bytes = typeof key === "string" ? new TextEncoder().encode(key).length : key.length
+        if (bytes < minSecretBytes) {
+          return Effect.fail(
+            new WeakKey({
+              message: `Request-state secret ${index + 1} of ${options.keys.length} is ${bytes} bytes; each must be at least ${minSecretBytes} (256 bits).`
+            })
+          )
+        }
+      }
+      return Effect.succeed({
+        keys: options.keys.length === 0 ? [randomSecret()] : options.keys,
+        maxAgeMs: options.maxAgeMs ?? defaultMaxAgeMs
+      })
+    })
+  ) as Layer.Layer<never, WeakKey>
 
 /**
  * The smallest secret accepted from configuration, in bytes: 32 (256 bits),

@@ -255,6 +255,62 @@ describe("settings.resolve: environment variables", () => {
   )
 })
 
+describe("settings.resolve: request-state keys and list caching (2026-07-28)", () => {
+  const long = (tag: string) => `${tag}: a secret of thirty-two characters or more`
+  const resolveWith = (config: ConfigFile.Config, env: Record<string, string> = {}) =>
+    Settings.resolve({ root: "/srv/p", configFile: undefined, config, flags: noFlags, env })
+
+  it.effect("no keys anywhere: one random key per process (nothing to set)", () =>
+    Effect.map(resolveWith({}), (settings) => assert.strictEqual(settings.requestState, undefined))
+  )
+
+  it.effect("the file's keys and maxAgeMs, listTtlMs; MCP_RUNTIME_STATE_KEY (comma-separated) wins over the keys", () =>
+    Effect.gen(function* () {
+      const fromFile = yield* resolveWith({
+        requestState: { keys: [long("new"), long("old")], maxAgeMs: 60_000 },
+        server: { listTtlMs: 0 }
+      })
+      assert.deepStrictEqual(fromFile.requestState, { keys: [long("new"), long("old")], maxAgeMs: 60_000 })
+      assert.strictEqual(fromFile.server.listTtlMs, 0)
+      const fromEnv = yield* resolveWith(
+        { requestState: { keys: [long("file")], maxAgeMs: 60_000 } },
+        { MCP_RUNTIME_STATE_KEY: `${long("a")}, ${long("b")}` }
+      )
+      assert.deepStrictEqual(fromEnv.requestState, { keys: [long("a"), long("b")], maxAgeMs: 60_000 })
+    })
+  )
+
+  it.effect("a short secret is refused, in the file (by JSON path) and in the variable", () =>
+    Effect.gen(function* () {
+      const problems = yield* problemsOf(JSON.stringify({ requestState: { keys: [long("ok"), "short"] } }))
+      assert.deepStrictEqual(
+        problems.map((p) => p.path),
+        ["$.requestState.keys[1]"]
+      )
+      assert.deepStrictEqual(
+        (yield* problemsOf(JSON.stringify({ requestState: { keys: [] } }))).map((p) => p.path),
+        ["$.requestState.keys"]
+      )
+      const error = yield* Effect.flip(resolveWith({}, { MCP_RUNTIME_STATE_KEY: `${long("a")},short` }))
+      assert.include(error.message, "MCP_RUNTIME_STATE_KEY: secret 2 of 2 is 5 characters long")
+    })
+  )
+
+  it.effect("keys in a file found in the root are said at start-up", () =>
+    Effect.gen(function* () {
+      const settings = yield* Settings.resolve({
+        root: "/srv/p",
+        configFile: "/srv/p/mcp-runtime.json",
+        configFromRoot: true,
+        config: { requestState: { keys: [long("k")] } },
+        flags: noFlags,
+        env: {}
+      })
+      assert.isTrue(settings.warnings.some((warning) => warning.includes("seal input-required states")))
+    })
+  )
+})
+
 describe("settings.resolve: safety of the configuration itself", () => {
   it.effect("the configuration files are denied to the workspace tools", () =>
     Effect.gen(function* () {

@@ -77,7 +77,22 @@ export const ConfigFile = Schema.Struct({
   server: Schema.optional(
     Schema.Struct({
       maxMessageBytes: Schema.optional(Schema.Int.check(Schema.isGreaterThanOrEqualTo(1024))),
-      shutdownGraceMs: Schema.optional(NonNegativeInt)
+      shutdownGraceMs: Schema.optional(NonNegativeInt),
+      listTtlMs: Schema.optional(
+        NonNegativeInt.annotate({ description: "How long a client may keep a list result (2026-07-28 ttlMs)" })
+      )
+    })
+  ),
+  requestState: Schema.optional(
+    Schema.Struct({
+      keys: Schema.optional(
+        Schema.Array(
+          Schema.String.check(Schema.isMinLength(32)).annotate({
+            description: "A secret of at least 32 characters; the first seals, every one opens (key rotation)"
+          })
+        ).check(Schema.isMinLength(1))
+      ),
+      maxAgeMs: Schema.optional(PositiveInt.annotate({ description: "How long a requestState stays valid" }))
     })
   ),
   limits: Schema.optional(

@@ -27,6 +27,7 @@ import * as Kernel from "../Kernel.ts"
 import * as McpServer from "../McpServer.ts"
 import * as Policy from "../Policy.ts"
 import * as ProtocolVersion from "../ProtocolVersion.ts"
+import * as RequestState from "../RequestState.ts"
 import * as ServerConfig from "../ServerConfig.ts"
 import * as MemoryClient from "../internal/memoryClient.ts"
 import type { RpcError } from "../internal/memoryClient.ts"
@@ -235,9 +236,11 @@ export const serverLayers = (settings: Settings.Settings) => ({
       name: "mcp-runtime",
       instructions: "Tools are named <capability>_<tool>. Call system_info to see what this server provides.",
       maxMessageBytes: settings.server.maxMessageBytes,
-      shutdownGraceMs: settings.server.shutdownGraceMs
+      shutdownGraceMs: settings.server.shutdownGraceMs,
+      listTtlMs: settings.server.listTtlMs
     }),
-    Policy.layer(settings.policy)
+    Policy.layer(settings.policy),
+    settings.requestState === undefined ? Layer.empty : RequestState.layer(settings.requestState)
   )
 })
 

@@ -20,6 +20,7 @@ import type * as FileAuditLog from "../../layers/FileAuditLog.ts"
 import type * as NodeWorkspace from "../../layers/NodeWorkspace.ts"
 import type * as Gate from "../Gate.ts"
 import type * as Policy from "../Policy.ts"
+import * as RequestState from "../RequestState.ts"
 import { defaultDeny } from "../Workspace.ts"
 import { type Config, defaultFileName } from "./ConfigFile.ts"
 
@@ -80,7 +81,17 @@ export interface Settings {
   readonly configFile: string | undefined
   readonly capabilities: ReadonlyArray<BundledId>
   readonly transport: "stdio" | "http"
-  readonly server: { readonly maxMessageBytes?: number | undefined; readonly shutdownGraceMs?: number | undefined }
+  readonly server: {
+    readonly maxMessageBytes?: number | undefined
+    readonly shutdownGraceMs?: number | undefined
+    readonly listTtlMs?: number | undefined
+  }
+  /**
+   * The keys that seal input-required states (2026-07-28), from
+   * `MCP_RUNTIME_STATE_KEY` or the file's `requestState`; undefined: one
+   * random key per process.
+   */
+  readonly requestState: { readonly keys: ReadonlyArray<string>; readonly maxAgeMs: number | undefined } | undefined
   readonly policy: { readonly [K in keyof Policy.PolicyShape]?: Policy.PolicyShape[K] | undefined }
   readonly preApproved: ReadonlyArray<string>
   /** Undefined: no gate (everything the capabilities offer is allowed). */
@@ -226,7 +237,34 @@ export const loosenings = (config: Config): ReadonlyArray<string> => {
   if (config.fe !== undefined && config.fe.node !== process.execPath) {
     found.push(`runs the project's tools (fe_verify) with ${config.fe.node}`)
   }
+  if (config.requestState?.keys !== undefined) {
+    found.push("sets the keys that seal input-required states (whoever reads them can forge a client's answers)")
+  }
   return found
+}
+
+const requestStateOf = (
+  env: Readonly<Record<string, string | undefined>>,
+  config: Config
+): Effect.Effect<Settings["requestState"], UsageError> => {
+  const fromEnv = env[stateKeyVariable]?.trim()
+  const maxAgeMs = config.requestState?.maxAgeMs
+  if (fromEnv !== undefined && fromEnv !== "") {
+    const keys = fromEnv.split(",").map((key) => key.trim())
+    const weak = keys.findIndex((key) => key.length < RequestState.minSecretBytes)
+    if (weak !== -1) {
+      return Effect.fail(
+        new UsageError({
+          message:
+            `${stateKeyVariable}: secret ${weak + 1} of ${keys.length} is ${keys[weak]!.length} characters long; ` +
+            `each must be at least ${RequestState.minSecretBytes} (e.g. the output of "openssl rand -base64 32")`
+        })
+      )
+    }
+    return Effect.succeed({ keys, maxAgeMs })
+  }
+  const keys = config.requestState?.keys
+  return Effect.succeed(keys === undefined && maxAgeMs === undefined ? undefined : { keys: keys ?? [], maxAgeMs })
 }
 
 const logLevels = { debug: "Debug", info: "Info", warning: "Warn", error: "Error", none: "None" } as const
@@ -296,6 +334,25 @@ export const environmentVariables = {
  * @since 0.1.0
  */
 export const logLevelVariable = "MCP_RUNTIME_LOG_LEVEL"
+
+/**
+ * The variable that holds the secrets sealing input-required states
+ * (`requestState`, MCP 2026-07-28), comma-separated, the sealing one first:
+ * instances that serve one another's retries share it. It wins over the
+ * file's `requestState.keys`. Each secret is at least 32 characters.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import { stateKeyVariable } from "./src/cli/settings.ts"
+ *
+ * stateKeyVariable // => "MCP_RUNTIME_STATE_KEY"
+ * ```
+ *
+ * @category environment
+ * @since 0.2.0
+ */
+export const stateKeyVariable = "MCP_RUNTIME_STATE_KEY"
 
 const integerKeys = [
   "port",
@@ -530,8 +587,10 @@ export const resolve = Effect.fnUntraced(function* (input: {
     transport,
     server: {
       maxMessageBytes: flag(flags.maxMessageBytes, config.server?.maxMessageBytes),
-      shutdownGraceMs: flag(flags.shutdownGraceMs, config.server?.shutdownGraceMs)
+      shutdownGraceMs: flag(flags.shutdownGraceMs, config.server?.shutdownGraceMs),
+      listTtlMs: config.server?.listTtlMs
     },
+    requestState: yield* requestStateOf(input.env, config),
     policy,
     preApproved: config.confirmation?.preApproved ?? [],
     gate:

@@ -488,6 +488,55 @@ describe("Streamable HTTP: the binary", () => {
   })
 })
 
+describe("Streamable HTTP, 2026-07-28: instances that share MCP_RUNTIME_STATE_KEY serve one another's rounds", () => {
+  const meta = {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientCapabilities": { elicitation: { form: {} } },
+    "io.modelcontextprotocol/clientInfo": { name: "http-test", version: "1.0.0" }
+  }
+  const call = async (url: string, params: Record<string, unknown>): Promise<any> => {
+    const response = await post(
+      url,
+      { jsonrpc: "2.0", id: 1, method: "tools/call", params: { ...params, _meta: meta } },
+      {
+        "mcp-protocol-version": "2026-07-28",
+        "mcp-method": "tools/call",
+        "mcp-name": String(params.name)
+      }
+    )
+    return { status: response.status, body: await response.json() }
+  }
+  const key = (tag: string) => `${tag}-0123456789abcdef0123456789abcdef`
+  const start = (stateKey: string) =>
+    startHttp(binaryArgs(["--audit-log", "off"]).map((arg) => (arg === "system" ? "conformance" : arg)), {
+      MCP_RUNTIME_STATE_KEY: stateKey
+    })
+
+  it("a round asked by one instance is completed by another with the same key, refused by one without it", async () => {
+    const [a, b, c] = await Promise.all([start(key("one")), start(`${key("two")},${key("one")}`), start(key("three"))])
+    try {
+      const name = "test_input_required_result_elicitation"
+      const first = await call(a.url, { name })
+      assert.strictEqual(first.status, 200)
+      assert.strictEqual(first.body.result.resultType, "input_required", JSON.stringify(first.body))
+      const retry = {
+        name,
+        inputResponses: { user_name: { action: "accept", content: { name: "Ada" } } },
+        requestState: first.body.result.requestState
+      }
+      // b seals with another key and keeps a's for rotation: it opens a's state.
+      const onB = await call(b.url, retry)
+      assert.strictEqual(onB.body.result?.resultType, "complete", JSON.stringify(onB.body))
+      assert.strictEqual(onB.body.result.content[0].text, "Hello, Ada!")
+      const onC = await call(c.url, retry)
+      assert.strictEqual(onC.body.error?.code, -32602, JSON.stringify(onC.body))
+      assert.strictEqual(onC.body.error.data.reason, "request_state_unknown_key")
+    } finally {
+      await Promise.all([a.stop(), b.stop(), c.stop()])
+    }
+  })
+})
+
 describe("Streamable HTTP: the fixture (progress, requests to the client, streams, disconnection)", () => {
   let server: HttpProcess
   beforeAll(async () => {
