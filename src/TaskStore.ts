@@ -187,12 +187,18 @@ export const makeMemory: Effect.Effect<TaskStore["Service"], never, Scope.Scope>
   const changes = yield* Effect.acquireRelease(PubSub.unbounded<Task>(), PubSub.shutdown)
   const expired = (task: Task, now: number): boolean =>
     isTerminal(task.status) && task.ttlMs !== null && now > Date.parse(task.createdAt) + task.ttlMs
+  // Called before a task is added: drops the expired tasks (a walk at most once a minute, or when the store is
+  // full; `get` drops an expired task it meets), then, if still full, the oldest ended ones to make room.
+  let lastSweep = Number.NEGATIVE_INFINITY
   const sweep = () => {
     const now = clock.currentTimeMillisUnsafe()
-    for (const [id, task] of tasks) if (expired(task, now)) tasks.delete(id)
-    if (tasks.size <= maxTasks) return
+    if (tasks.size >= maxTasks || now - lastSweep >= 60_000) {
+      lastSweep = now
+      for (const [id, task] of tasks) if (expired(task, now)) tasks.delete(id)
+    }
+    if (tasks.size < maxTasks) return
     for (const [id, task] of tasks) {
-      if (tasks.size <= maxTasks) break
+      if (tasks.size < maxTasks) break
       if (isTerminal(task.status)) tasks.delete(id)
     }
   }

@@ -9,19 +9,20 @@
  * derived from the request itself — and looked up in the answers this
  * attempt carries: the answers of earlier rounds, sealed in `requestState`,
  * and the client's `inputResponses`. An answered request returns the answer
- * at once; an unanswered one is noted and waits forever. Once the handler's
- * fibers have had a moment to make their other requests (so that requests
- * made concurrently travel together), the round ends: the handler is
- * interrupted and the request is answered with an input-required result
- * listing every unanswered request, and a new `requestState` with every
- * answer used so far. The retry runs the handler again from the start (see
+ * at once; an unanswered one is noted. The first unanswered one gives the
+ * handler's other fibers a moment to make their requests (so that requests
+ * made concurrently travel together), then ends the round: it interrupts
+ * itself (and with it, through structured concurrency, the handler) and the
+ * request is answered with an input-required result listing every
+ * unanswered request, and a new `requestState` with every answer used so
+ * far. A request that needs no input pays for none of it: no fiber is
+ * forked, no digest is computed. The retry runs the handler again from the start (see
  * `docs/adr/0003-input-required-rounds.md`): nothing is kept in memory
  * between rounds.
  *
  * @internal
  */
 import * as Clock from "effect/Clock"
-import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
 import { Client, ClientRequestFailed, InputKey } from "../Client.ts"
@@ -143,12 +144,14 @@ export interface Round {
   /** The `Client` its handler gets. */
   readonly client: Client["Service"]
   /**
-   * Completes once the handler has asked for input nobody gave and had a
-   * moment to ask for the rest; fails with the protocol error of an answer
-   * that is malformed. Never completes while the handler needs nothing.
+   * How the attempt ended, once the handler returned (whatever it returned):
+   * `undefined` when it asked nothing that was not answered (its outcome is
+   * the request's), the protocol error of a malformed answer, or `"blocked"`
+   * when it asked for input nobody gave (the request is answered with
+   * {@link result}).
    */
-  readonly blocked: Effect.Effect<void, McpError>
-  /** The input-required result of this round (once {@link blocked} completed). */
+  readonly ended: () => McpError | "blocked" | undefined
+  /** The input-required result of this round (once it is blocked). */
   readonly result: Effect.Effect<Record<string, unknown>>
 }
 
@@ -162,95 +165,120 @@ export const prepare = (
   params: { readonly [key: string]: unknown },
   clientCapabilities: ClientCapabilities,
   notify: (method: string, params?: Record<string, unknown>) => Effect.Effect<void>
-): Effect.Effect<Round, InvalidParams> =>
-  Effect.gen(function* () {
-    const responses = params.inputResponses
-    if (responses !== undefined && !isObject(responses)) {
-      return yield* new InvalidParams({
+): Effect.Effect<Round, InvalidParams> => {
+  const responses = params.inputResponses
+  if (responses !== undefined && !isObject(responses)) {
+    return Effect.fail(
+      new InvalidParams({
         message:
           "Invalid params: inputResponses must be an object whose keys are those of the input requests " +
           "and whose values are the client's results.",
         data: { reason: "input_responses_malformed" }
       })
-    }
-    const state = params.requestState
-    if (state !== undefined && typeof state !== "string") {
-      return yield* new InvalidParams({
+    )
+  }
+  const state = params.requestState
+  if (state !== undefined && typeof state !== "string") {
+    return Effect.fail(
+      new InvalidParams({
         message: "Invalid params: requestState must be the string the server sent, as it was.",
         data: { reason: "request_state_malformed" }
       })
-    }
-    const settings = yield* RequestStateKeys
-    const requestDigest = yield* digest(`${method}\n${canonicalJson(identityOf(params))}`)
+    )
+  }
+  return Effect.flatMap(Effect.service(RequestStateKeys), (settings) => {
+    // The request's digest, computed only when a state is opened or sealed: most requests need neither.
+    let digested: string | undefined
+    const requestDigest = Effect.suspend(() =>
+      digested !== undefined
+        ? Effect.succeed(digested)
+        : Effect.map(digest(`${method}\n${canonicalJson(identityOf(params))}`), (hex) => (digested = hex))
+    )
     const answers = new Map<string, { readonly hash: string | undefined; readonly value: unknown }>()
-    if (state !== undefined) {
-      const opened = yield* open(settings, state)
-      if (opened._tag === "Refused") return yield* refused(opened.reason, opened.detail)
-      const payload = opened.payload
-      if (!isPayload(payload)) return yield* refused("request_state_malformed", "its content is not a state")
-      if (payload.m !== method || payload.r !== requestDigest) {
-        return yield* refused(
-          "request_state_mismatch",
-          payload.m !== method
-            ? `it was issued for ${payload.m}, not ${method}`
-            : "it was issued for a request with other parameters (a retry must repeat the original request)"
-        )
+    const opened: Effect.Effect<void, InvalidParams> =
+      state === undefined
+        ? Effect.void
+        : Effect.gen(function* () {
+            const opened = yield* open(settings, state)
+            if (opened._tag === "Refused") return yield* refused(opened.reason, opened.detail)
+            const payload = opened.payload
+            if (!isPayload(payload)) return yield* refused("request_state_malformed", "its content is not a state")
+            if (payload.m !== method || payload.r !== (yield* requestDigest)) {
+              return yield* refused(
+                "request_state_mismatch",
+                payload.m !== method
+                  ? `it was issued for ${payload.m}, not ${method}`
+                  : "it was issued for a request with other parameters (a retry must repeat the original request)"
+              )
+            }
+            const now = yield* Clock.currentTimeMillis
+            if (now - payload.t > settings.maxAgeMs) {
+              return yield* refused(
+                "request_state_expired",
+                `it is ${Math.round((now - payload.t) / 1000)} s old; states are valid for ${Math.round(settings.maxAgeMs / 1000)} s`
+              )
+            }
+            for (const [key, [hash, value]] of Object.entries(payload.a)) answers.set(key, { hash, value })
+          })
+    return Effect.map(opened, (): Round => {
+      // Answers the client gives now; for a key answered in an earlier round the recorded answer stays.
+      if (responses !== undefined) {
+        for (const [key, value] of Object.entries(responses)) {
+          if (!answers.has(key)) answers.set(key, { hash: undefined, value })
+        }
       }
-      const now = yield* Clock.currentTimeMillis
-      if (now - payload.t > settings.maxAgeMs) {
-        return yield* refused(
-          "request_state_expired",
-          `it is ${Math.round((now - payload.t) / 1000)} s old; states are valid for ${Math.round(settings.maxAgeMs / 1000)} s`
-        )
-      }
-      for (const [key, [hash, value]] of Object.entries(payload.a)) answers.set(key, { hash, value })
-    }
-    // Answers the client gives now; for a key answered in an earlier round the recorded answer stays.
-    if (responses !== undefined) {
-      for (const [key, value] of Object.entries(responses)) {
-        if (!answers.has(key)) answers.set(key, { hash: undefined, value })
-      }
-    }
 
-    const asked = new Map<string, { readonly method: string; readonly params: Record<string, unknown> }>()
-    const used: Record<string, readonly [string, unknown]> = {}
-    const occurrences = new Map<string, number>()
-    const firstAsk = yield* Deferred.make<void, McpError>()
-    let asks = 0
+      const asked = new Map<string, { readonly method: string; readonly params: Record<string, unknown> }>()
+      const used: Record<string, readonly [string, unknown]> = {}
+      const occurrences = new Map<string, number>()
+      let asks = 0
+      let ended: McpError | "blocked" | undefined
 
-    const request = (
-      inputMethod: string,
-      inputParams: Record<string, unknown>
-    ): Effect.Effect<Record<string, unknown>, ClientRequestFailed> =>
-      Effect.flatMap(
-        Effect.service(InputKey),
-        (chosen): Effect.Effect<Record<string, unknown>, ClientRequestFailed> => {
-          if (!inputMethods.has(inputMethod)) {
-            return Effect.fail(
-              new ClientRequestFailed({
-                method: inputMethod,
-                message:
-                  `${inputMethod} cannot be asked of a 2026-07-28 client: only elicitation/create, ` +
-                  `sampling/createMessage and roots/list travel in input-required results.`
-              })
-            )
-          }
-          const hash = hash53(`${inputMethod}\n${canonicalJson(inputParams)}`)
-          let key = chosen
-          if (key === undefined) {
-            const base = `${keyPrefix[inputMethod]}-${hash}`
-            const seen = (occurrences.get(base) ?? 0) + 1
-            occurrences.set(base, seen)
-            key = seen === 1 ? base : `${base}-${seen}`
-          }
-          const answer = answers.get(key)
-          // An answer recorded for another question under the same key is not this one's.
-          if (answer !== undefined && (answer.hash === undefined || answer.hash === hash)) {
-            const problem = answerProblem(inputMethod, answer.value)
-            if (problem !== undefined) {
-              Deferred.doneUnsafe(
-                firstAsk,
-                Effect.fail(
+      // Once a request is unanswered, the handler's other fibers get a few turns
+      // of the scheduler to make theirs, until a turn brings no new one.
+      const settle = (seen: number, quiet: number): Effect.Effect<void> =>
+        Effect.flatMap(Effect.yieldNow, () =>
+          asks === seen ? (quiet >= 3 ? Effect.void : settle(seen, quiet + 1)) : settle(asks, 0)
+        )
+      // The round ends: the asking fiber interrupts itself, which stops the handler (the handler's
+      // structured concurrency interrupts its other fibers; a handler cannot catch it with catch/mapError).
+      const endRound = (why: McpError | "blocked"): Effect.Effect<never> => {
+        if (ended !== undefined) return Effect.never
+        ended = why
+        return why === "blocked" ? Effect.andThen(settle(asks, 0), Effect.interrupt) : Effect.interrupt
+      }
+
+      const request = (
+        inputMethod: string,
+        inputParams: Record<string, unknown>
+      ): Effect.Effect<Record<string, unknown>, ClientRequestFailed> =>
+        Effect.flatMap(
+          Effect.service(InputKey),
+          (chosen): Effect.Effect<Record<string, unknown>, ClientRequestFailed> => {
+            if (!inputMethods.has(inputMethod)) {
+              return Effect.fail(
+                new ClientRequestFailed({
+                  method: inputMethod,
+                  message:
+                    `${inputMethod} cannot be asked of a 2026-07-28 client: only elicitation/create, ` +
+                    `sampling/createMessage and roots/list travel in input-required results.`
+                })
+              )
+            }
+            const hash = hash53(`${inputMethod}\n${canonicalJson(inputParams)}`)
+            let key = chosen
+            if (key === undefined) {
+              const base = `${keyPrefix[inputMethod]}-${hash}`
+              const seen = (occurrences.get(base) ?? 0) + 1
+              occurrences.set(base, seen)
+              key = seen === 1 ? base : `${base}-${seen}`
+            }
+            const answer = answers.get(key)
+            // An answer recorded for another question under the same key is not this one's.
+            if (answer !== undefined && (answer.hash === undefined || answer.hash === hash)) {
+              const problem = answerProblem(inputMethod, answer.value)
+              if (problem !== undefined) {
+                return endRound(
                   new InvalidParams({
                     message:
                       `Invalid params: inputResponses.${key} is not a valid ${resultNames[inputMethod]}: ${problem}. ` +
@@ -258,59 +286,44 @@ export const prepare = (
                     data: { reason: "input_response_malformed", key }
                   })
                 )
-              )
-              return Effect.never
+              }
+              used[key] = [hash, answer.value]
+              return Effect.succeed(answer.value as Record<string, unknown>)
             }
-            used[key] = [hash, answer.value]
-            return Effect.succeed(answer.value as Record<string, unknown>)
+            asked.set(key, { method: inputMethod, params: inputParams })
+            asks++
+            return endRound("blocked")
           }
-          asked.set(key, { method: inputMethod, params: inputParams })
-          asks++
-          Deferred.doneUnsafe(firstAsk, Effect.void)
-          return Effect.never
-        }
-      )
-
-    // Once a request is unanswered, the handler's other fibers get a few turns
-    // of the scheduler to make theirs, until a turn brings no new one.
-    const settle = (seen: number, quiet: number): Effect.Effect<void> =>
-      Effect.flatMap(Effect.yieldNow, () =>
-        asks === seen ? (quiet >= 3 ? Effect.void : settle(seen, quiet + 1)) : settle(asks, 0)
-      )
-
-    const client = Client.of({
-      capabilities: () => clientCapabilities,
-      protocolVersion: () => "2026-07-28",
-      request,
-      notify,
-      rootsChanged: Stream.empty,
-      publishRootsChanged: Effect.void,
-      pending: () => asked.size
-    })
-
-    const result = Effect.suspend(() => {
-      const inputRequests: Record<string, unknown> = {}
-      for (const [key, { method: inputMethod, params: inputParams }] of asked) {
-        inputRequests[key] = { method: inputMethod, params: inputParams }
-      }
-      return Effect.flatMap(Clock.currentTimeMillis, (now) =>
-        Effect.map(
-          seal(settings, { v: 1, m: method, r: requestDigest, t: now, a: used } satisfies Payload),
-          (requestState): Record<string, unknown> => ({
-            resultType: "input_required",
-            inputRequests,
-            requestState
-          })
         )
-      )
-    })
 
-    return {
-      client,
-      blocked: Effect.andThen(
-        Deferred.await(firstAsk),
-        Effect.suspend(() => settle(asks, 0))
-      ),
-      result
-    }
+      const client = Client.of({
+        capabilities: () => clientCapabilities,
+        protocolVersion: () => "2026-07-28",
+        request,
+        notify,
+        rootsChanged: Stream.empty,
+        publishRootsChanged: Effect.void,
+        pending: () => asked.size
+      })
+
+      const result = Effect.suspend(() => {
+        const inputRequests: Record<string, unknown> = {}
+        for (const [key, { method: inputMethod, params: inputParams }] of asked) {
+          inputRequests[key] = { method: inputMethod, params: inputParams }
+        }
+        return Effect.flatMap(Effect.zip(Clock.currentTimeMillis, requestDigest), ([now, r]) =>
+          Effect.map(
+            seal(settings, { v: 1, m: method, r, t: now, a: used } satisfies Payload),
+            (requestState): Record<string, unknown> => ({
+              resultType: "input_required",
+              inputRequests,
+              requestState
+            })
+          )
+        )
+      })
+
+      return { client, ended: () => ended, result }
+    })
   })
+}

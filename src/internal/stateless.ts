@@ -22,7 +22,7 @@ import * as Stream from "effect/Stream"
 import { Client, ClientRequestFailed } from "../Client.ts"
 import { ClientLog, severity } from "../ClientLog.ts"
 import type { Kernel } from "../Kernel.ts"
-import { MethodNotFound, UnsupportedProtocolVersion } from "../McpError.ts"
+import { type McpError, MethodNotFound, UnsupportedProtocolVersion } from "../McpError.ts"
 import type { Implementation, LoggingLevel, LoggingMessageParams, RequestId } from "../McpSchema.ts"
 import * as Method from "../Method.ts"
 import * as ProtocolVersion from "../ProtocolVersion.ts"
@@ -270,18 +270,27 @@ export const make = (deps: Deps) => {
   ): Method.Request => ({
     ...method,
     handler: (decoded) =>
-      Effect.flatMap(Mrtr.prepare(method.name, raw, meta.clientCapabilities, notify), (round) =>
-        Effect.raceFirst(
-          Effect.provideService(method.handler(decoded), Client, round.client),
-          Effect.andThen(
-            round.blocked,
-            Effect.flatMap(Effect.service(RequestContext), (request) => {
-              request.record.outcome = "input_required"
-              return round.result
-            })
-          )
+      Effect.flatMap(Mrtr.prepare(method.name, raw, meta.clientCapabilities, notify), (round) => {
+        // However the handler ended (a round ends it with an interruption; a handler may also have
+        // turned that into a result of its own), an ended round decides the answer.
+        const decide = <A, E>(
+          outcome: Effect.Effect<A, E>
+        ): Effect.Effect<A | Record<string, unknown>, E | McpError, RequestContext> => {
+          const ended = round.ended()
+          if (ended === undefined) return outcome
+          if (ended !== "blocked") return Effect.fail(ended)
+          return Effect.flatMap(Effect.service(RequestContext), (request) => {
+            request.record.outcome = "input_required"
+            return round.result
+          })
+        }
+        return Effect.provideService(method.handler(decoded), Client, round.client).pipe(
+          Effect.matchCauseEffect({
+            onFailure: (cause) => decide(Effect.failCause(cause)),
+            onSuccess: (value) => decide(Effect.succeed(value))
+          })
         )
-      )
+      })
   })
 
   return serve

@@ -19,7 +19,7 @@ import { downgradeContent } from "../internal/content.ts"
 import { exceedsUtf8, utf8Length } from "../internal/utf8.ts"
 import { Kernel } from "../Kernel.ts"
 import { InvalidParams, type MissingRequiredClientCapability } from "../McpError.ts"
-import { Executor, type Overloaded, type TimedOut } from "../Executor.ts"
+import { Executor, type Overloaded, TimedOut } from "../Executor.ts"
 import { type CallToolResult, CallToolParams, errorMetaKey } from "../McpSchema.ts"
 import * as Method from "../Method.ts"
 import type * as Policy from "../Policy.ts"
@@ -66,6 +66,13 @@ const tooLarge = (tool: string, bytes: number, limit: Policy.Resolved<number>): 
     "result_too_large",
     `Call ${tool} again asking for less: a narrower range, a smaller page, or a filter.`
   )
+
+// A task's result over the size limit is replaced, as `respond` does for a call's.
+const limitedResult = (result: CallToolResult, limit: Policy.Resolved<number>, tool: string): CallToolResult => {
+  if (!Number.isFinite(limit.value)) return result
+  const json = JSON.stringify(result)
+  return exceedsUtf8(json, limit.value) ? tooLarge(tool, utf8Length(json), limit) : result
+}
 
 // 2026-07-28 results carry `resultType` and the server's identity; earlier
 // revisions get the result as the tool made it (downgraded for the oldest).
@@ -149,6 +156,8 @@ const asTask = (
         const body = executor
           .run(tool.target, tool.finish(work as Effect.Effect<unknown, unknown, never>, { defects: "fail" }))
           .pipe(
+            // The task's result is held to the tool's size limit, as the call's result would have been.
+            Effect.map((result) => limitedResult(result, executor.limits(tool.target).maxResultBytes, tool.name)),
             Effect.catchTags({
               Overloaded: (error) => Effect.succeed(policyResult(error)),
               TimedOut: (error) => Effect.succeed(policyResult(error))
@@ -162,8 +171,28 @@ const asTask = (
           )
       })
   }
+  // What runs before Task.background (checking the arguments, asking the user) takes no concurrency slot: the
+  // task's work takes one, so a call is answered with its task at once even while other tasks hold every slot
+  // (its work waits, the task "working"). It keeps the tool's timeout.
+  const timeout = executor.limits(tool.target).timeoutMs
+  const prelude = Effect.provideService(prepared, Tasks.CurrentTaskCall, call)
   return Effect.raceFirst(
-    settled(executor.run(tool.target, Effect.provideService(prepared, Tasks.CurrentTaskCall, call), request.record)),
+    settled(
+      Number.isFinite(timeout.value)
+        ? Effect.timeoutOrElse(prelude, {
+            duration: timeout.value,
+            orElse: () =>
+              Effect.fail(
+                new TimedOut({
+                  message: `Tool ${tool.name} did not finish within ${timeout.value} ms (${timeout.source}); it was stopped.`,
+                  tool: tool.name,
+                  timeoutMs: timeout.value,
+                  source: timeout.source
+                })
+              )
+          })
+        : prelude
+    ),
     Effect.map(Deferred.await(created), (task) => {
       request.record.outcome = "task"
       return new Method.RawJson(
