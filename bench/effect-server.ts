@@ -28,7 +28,11 @@
  *   as `mcp-runtime serve --transport http --port 0` does. The server then
  *   prints the endpoint's URL on stdout, one line, and nothing else there.
  *   The transport is imported on demand, as the binary's CLI does, so the
- *   stdio server loads none of it.
+ *   stdio server loads none of it. Over HTTP it answers requests of any
+ *   revision: in a session (initialize) or, for 2026-07-28, without one.
+ * - `BENCH_ASK`: `1` adds `bench_ask`, which asks the client a yes/no
+ *   question (elicitation) before echoing: under 2026-07-28 a call takes an
+ *   input-required round, whose cost the bench measures against the echo.
  */
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as NodeStdio from "@effect/platform-node/NodeStdio"
@@ -39,6 +43,7 @@ import * as Schema from "effect/Schema"
 import * as Logging from "../layers/Logging.ts"
 import * as StdioTransport from "../layers/StdioTransport.ts"
 import * as Capability from "../src/Capability.ts"
+import * as Elicitation from "../src/Elicitation.ts"
 import * as Kernel from "../src/Kernel.ts"
 import * as McpServer from "../src/McpServer.ts"
 import * as Policy from "../src/Policy.ts"
@@ -88,9 +93,30 @@ const dummy = (i: number) =>
     annotations: { readOnlyHint: true }
   }).pipe(Tool.handle(({ text }) => Effect.succeed({ text })))
 
+// Asks before echoing: an input-required round under 2026-07-28.
+const ask = Tool.make("ask", {
+  title: "Ask, then echo",
+  description: "Asks the user whether to echo the text, then returns it.",
+  input: Schema.Struct({ text: Schema.String.annotate({ description: "The text to send back." }) }),
+  output: Schema.Struct({ text: Schema.String.annotate({ description: "The same text." }) })
+}).pipe(
+  Tool.handle(({ text }) =>
+    Elicitation.form(`Echo ${text}?`, Schema.Struct({ ok: Schema.Boolean })).pipe(
+      Effect.map((answer) => ({ text: answer.action === "accept" && answer.content.ok ? text : "" })),
+      Effect.mapError((error) => new Tool.ToolError({ message: error.message }))
+    )
+  )
+)
+
 const BenchCapability = Capability.make(
   { id: "bench", description: "Benchmark tools", version: "0.1.0" },
-  Effect.sync(() => ({ tools: [echo, ...Array.from({ length: toolCount }, (_, i) => dummy(i))] }))
+  Effect.sync(() => ({
+    tools: [
+      echo,
+      ...(process.env.BENCH_ASK === "1" ? [ask] : []),
+      ...Array.from({ length: toolCount }, (_, i) => dummy(i))
+    ]
+  }))
 )
 
 const stdio = McpServer.serve().pipe(

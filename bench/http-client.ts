@@ -8,7 +8,12 @@
  * The server is a child process that prints its endpoint URL on stdout (one
  * line) and logs on stderr, which is always drained (its last few KiB kept).
  * `initialize` opens a session (`Mcp-Session-Id`); every later POST names it
- * and sends `MCP-Protocol-Version`, as the SDK's client does.
+ * and sends `MCP-Protocol-Version`, as the SDK's client does. With
+ * `modern: true` it speaks MCP 2026-07-28 instead: no session; `initialize`
+ * sends `server/discover`, and every request carries the protocol version,
+ * the client's capabilities and identity in `params._meta`, with the routing
+ * headers (`MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`) that must match
+ * the body.
  *
  * Each answer must have status 200 and the content type the server is
  * expected to answer with (`application/json`, or `text/event-stream` for the
@@ -24,6 +29,16 @@ import { protocolVersion, type Response, procCpuMs, procRssKiB } from "./client.
 type Callback = (response: Response) => void
 
 export type AnswerType = "application/json" | "text/event-stream"
+
+/** The revision a `modern` peer speaks. */
+export const modernVersion = "2026-07-28"
+
+/** The `_meta` every 2026-07-28 request of the bench carries: elicitation declared, for the asking tool. */
+const modernMeta = {
+  "io.modelcontextprotocol/protocolVersion": modernVersion,
+  "io.modelcontextprotocol/clientCapabilities": { elicitation: { form: {} } },
+  "io.modelcontextprotocol/clientInfo": { name: "bench", version: "0.1.0" }
+}
 
 /** How much of the child's stderr `HttpPeer.stderr` returns, in characters. */
 const stderrKeep = 4000
@@ -48,6 +63,8 @@ export class HttpPeer {
   readonly child: ChildProcess
   /** The content type every answer to a request must have. */
   readonly answers: AnswerType
+  /** Speaks 2026-07-28: no session, `_meta` and routing headers on every request. */
+  readonly modern: boolean
   private readonly agent: http.Agent
   private url: URL | undefined
   private headers: Record<string, string> = {}
@@ -64,10 +81,11 @@ export class HttpPeer {
     label: string,
     args: ReadonlyArray<string>,
     env: Record<string, string>,
-    options: { readonly answers: AnswerType; readonly maxSockets: number }
+    options: { readonly answers: AnswerType; readonly maxSockets: number; readonly modern?: boolean }
   ) {
     this.label = label
     this.answers = options.answers
+    this.modern = options.modern === true
     this.agent = new http.Agent({ keepAlive: true, maxSockets: options.maxSockets })
     this.child = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ...env } })
     this.exited = new Promise((resolve) => this.child.once("exit", (code) => resolve(code)))
@@ -113,7 +131,8 @@ export class HttpPeer {
   /** POSTs `body`; calls back with the status, the content type and the whole body. */
   private post(
     body: string,
-    callback: (error: Error | undefined, status: number, contentType: string, text: string) => void
+    callback: (error: Error | undefined, status: number, contentType: string, text: string) => void,
+    extra?: Record<string, string>
   ): void {
     const url = this.url!
     const request = http.request({
@@ -122,7 +141,7 @@ export class HttpPeer {
       port: url.port,
       path: url.pathname,
       method: "POST",
-      headers: { ...this.headers, "content-length": Buffer.byteLength(body) }
+      headers: { ...this.headers, ...extra, "content-length": Buffer.byteLength(body) }
     })
     request.once("socket", (socket) => {
       if (this.sockets.has(socket)) return
@@ -146,25 +165,39 @@ export class HttpPeer {
   /** Sends a request; the callback gets its response (or an error response saying what was wrong with the answer). */
   send(method: string, params: unknown, callback: Callback, expect: AnswerType = this.answers): void {
     const id = this.nextId++
-    const body = `{"jsonrpc":"2.0","id":${id},"method":${JSON.stringify(method)},"params":${JSON.stringify(params)}}`
+    const sent = this.modern ? { ...(params as Record<string, unknown>), _meta: modernMeta } : params
+    const body = `{"jsonrpc":"2.0","id":${id},"method":${JSON.stringify(method)},"params":${JSON.stringify(sent)}}`
+    // 2026-07-28: the routing headers mirror the body.
+    const name = (params as { readonly name?: unknown } | undefined)?.name
+    const extra = this.modern
+      ? {
+          "mcp-protocol-version": modernVersion,
+          "mcp-method": method,
+          ...(typeof name === "string" ? { "mcp-name": name } : {})
+        }
+      : undefined
     const wrong = (message: string): void =>
       callback({ id, error: { code: -1, message: `${this.label}: ${method} (id ${id}): ${message}` } })
-    this.post(body, (error, status, contentType, text) => {
-      if (error !== undefined) return wrong(`request failed: ${error.message}`)
-      if (status !== 200) return wrong(`status ${status}: ${text.slice(0, 300)}`)
-      if (!contentType.startsWith(expect)) return wrong(`content type ${JSON.stringify(contentType)}, not ${expect}`)
-      let messages: Array<any>
-      try {
-        messages = expect === "application/json" ? [JSON.parse(text)] : sseData(text).map((data) => JSON.parse(data))
-      } catch {
-        return wrong(`a body that does not parse: ${JSON.stringify(text.slice(0, 300))}`)
-      }
-      const responses = messages.filter((m) => m !== null && typeof m === "object" && ("result" in m || "error" in m))
-      if (responses.length !== 1 || responses[0].id !== id) {
-        return wrong(`expected exactly one response with id ${id}, got ${JSON.stringify(text.slice(0, 300))}`)
-      }
-      callback(responses[0])
-    })
+    this.post(
+      body,
+      (error, status, contentType, text) => {
+        if (error !== undefined) return wrong(`request failed: ${error.message}`)
+        if (status !== 200) return wrong(`status ${status}: ${text.slice(0, 300)}`)
+        if (!contentType.startsWith(expect)) return wrong(`content type ${JSON.stringify(contentType)}, not ${expect}`)
+        let messages: Array<any>
+        try {
+          messages = expect === "application/json" ? [JSON.parse(text)] : sseData(text).map((data) => JSON.parse(data))
+        } catch {
+          return wrong(`a body that does not parse: ${JSON.stringify(text.slice(0, 300))}`)
+        }
+        const responses = messages.filter((m) => m !== null && typeof m === "object" && ("result" in m || "error" in m))
+        if (responses.length !== 1 || responses[0].id !== id) {
+          return wrong(`expected exactly one response with id ${id}, got ${JSON.stringify(text.slice(0, 300))}`)
+        }
+        callback(responses[0])
+      },
+      extra
+    )
   }
 
   /** For the shape of `Peer`: every request is its own POST, so there is nothing to batch. */
@@ -181,6 +214,14 @@ export class HttpPeer {
     const spawnedAt = performance.now()
     this.url = await this.listening()
     this.headers = { "content-type": "application/json", accept: "application/json, text/event-stream" }
+    if (this.modern) {
+      // No session: server/discover says which revisions the server speaks.
+      const discovered = await this.request("server/discover", {})
+      if (!(discovered.result as any)?.supportedVersions?.includes(modernVersion)) {
+        throw new Error(`${this.label}: server/discover: ${JSON.stringify(discovered)}\n${this.stderr}`)
+      }
+      return performance.now() - spawnedAt
+    }
     const params = { protocolVersion, capabilities: {}, clientInfo: { name: "bench", version: "0.1.0" } }
     const body = JSON.stringify({ jsonrpc: "2.0", id: 0, method: "initialize", params })
     const sessionId = await new Promise<string | undefined>((resolve, reject) => {

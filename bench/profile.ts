@@ -12,7 +12,9 @@
  * With `BENCH_TRANSPORT=http` the server serves Streamable HTTP and is driven
  * by the HTTP client of `bench/http-client.ts` (one session, `inFlight`
  * keep-alive connections), then stopped with SIGTERM; `BENCH_JSON_RESPONSE=1`
- * makes the SDK's server answer with JSON instead of SSE.
+ * makes the SDK's server answer with JSON instead of SSE; `BENCH_MODERN=1`
+ * speaks MCP 2026-07-28 to ours (no session; `_meta` and routing headers on
+ * every request).
  */
 import { mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs"
 import * as path from "node:path"
@@ -37,7 +39,8 @@ const peer = http
       {},
       {
         answers: which === "sdk" && process.env.BENCH_JSON_RESPONSE !== "1" ? "text/event-stream" : "application/json",
-        maxSockets: inFlight
+        maxSockets: inFlight,
+        modern: process.env.BENCH_MODERN === "1"
       }
     )
   : new Peer(which, args)

@@ -60,7 +60,7 @@ const settings = {
   /** Policies on vs off, and log line vs none: ours against ours, interleaved rounds. */
   features: { inFlight: 256, warmupCalls: 10_000, rounds: 12, callsPerRound: 4000 },
   /** Streamable HTTP, ours against the SDK (SSE answers, and JSON answers): interleaved rounds. */
-  http: { warmupCalls: 3000, sequentialCalls: 2000, inFlight: 16, calls: 12_000, rounds: 10 }
+  http: { warmupCalls: 3000, sequentialCalls: 2000, inFlight: 16, calls: 12_000, rounds: 10, roundCalls: 1000 }
 } as const
 
 // With policies on and calls that overlap (the async echo), 32 calls run and
@@ -668,9 +668,11 @@ row(
 // answering with SSE (its default) and, as a second SDK side, with JSON
 // (`enableJsonResponse: true`). One session each, driven by the raw node:http
 // client of bench/http-client.ts (keep-alive, one connection per request in
-// flight). The three sides are interleaved A/B/C, C/B/A.
-type HttpSide = "ours" | "sdk" | "sdkJson"
-const httpSides = ["ours", "sdk", "sdkJson"] as const satisfies ReadonlyArray<HttpSide>
+// flight). A fourth side is ours again (its own process) spoken to in MCP
+// 2026-07-28: no session, `_meta` and routing headers on every request. The
+// sides are interleaved A/B/C/D, D/C/B/A.
+type HttpSide = "ours" | "ours2026" | "sdk" | "sdkJson"
+const httpSides = ["ours", "ours2026", "sdk", "sdkJson"] as const satisfies ReadonlyArray<HttpSide>
 const httpSpecs: Record<
   HttpSide,
   {
@@ -678,6 +680,7 @@ const httpSpecs: Record<
     readonly args: ReadonlyArray<string>
     readonly env: Record<string, string>
     readonly answers: AnswerType
+    readonly modern?: boolean
   }
 > = {
   ours: {
@@ -685,6 +688,13 @@ const httpSpecs: Record<
     args: [ourBundle],
     env: { BENCH_TRANSPORT: "http" },
     answers: "application/json"
+  },
+  ours2026: {
+    label: "ours over HTTP, 2026-07-28 (bench bundle)",
+    args: [ourBundle],
+    env: { BENCH_TRANSPORT: "http", BENCH_ASK: "1" },
+    answers: "application/json",
+    modern: true
   },
   sdk: {
     label: "SDK over HTTP (SSE answers)",
@@ -701,7 +711,9 @@ const httpSpecs: Record<
 }
 const httpSettings = settings.http
 const httpBegan = performance.now()
-progress("Streamable HTTP: starting ours, the SDK (SSE answers) and the SDK (JSON answers), one session each")
+progress(
+  "Streamable HTTP: starting ours (a session), ours (2026-07-28, no session), the SDK (SSE answers) and the SDK (JSON answers)"
+)
 const httpStartMs = perSide(httpSides, () => 0)
 const httpPeers = {} as Record<HttpSide, HttpPeer>
 for (const side of httpSides) {
@@ -712,7 +724,8 @@ for (const side of httpSides) {
     { BENCH_TOOLS: "0", ...spec.env },
     {
       answers: spec.answers,
-      maxSockets: httpSettings.inFlight
+      maxSockets: httpSettings.inFlight,
+      modern: spec.modern === true
     }
   )
   httpStartMs[side] = await httpPeers[side].initialize()
@@ -726,8 +739,8 @@ await interleave(httpSides, 1, async (side) => {
 })
 
 progress(`HTTP sequential latency: ${httpSettings.sequentialCalls} calls each in ${httpSettings.rounds} rounds`)
-const httpLatencies = perSide(httpSides, (): Array<number> => [])
-const httpSequentialCpuMs = perSide(httpSides, () => 0)
+const httpLatenciesOf = perSide(httpSides, (): Array<number> => [])
+const httpSequentialCpuMsOf = perSide(httpSides, () => 0)
 await interleave(httpSides, httpSettings.rounds, async (side) => {
   const cpuBefore = httpPeers[side].cpuMs()
   await echoLoop(
@@ -735,36 +748,136 @@ await interleave(httpSides, httpSettings.rounds, async (side) => {
     httpEcho(),
     httpSettings.sequentialCalls / httpSettings.rounds,
     1,
-    httpLatencies[side]
+    httpLatenciesOf[side]
   )
-  httpSequentialCpuMs[side] += httpPeers[side].cpuMs() - cpuBefore
+  httpSequentialCpuMsOf[side] += httpPeers[side].cpuMs() - cpuBefore
 })
 
 progress(
   `HTTP throughput: ${httpSettings.calls} calls each at ${httpSettings.inFlight} in flight, ${httpSettings.rounds} rounds`
 )
-const httpThroughput = await throughput(httpSides, (side) => httpPeers[side], httpEcho, {
+const httpThroughputOf = await throughput(httpSides, (side) => httpPeers[side], httpEcho, {
   inFlight: httpSettings.inFlight,
   rounds: httpSettings.rounds,
   callsPerRound: httpSettings.calls / httpSettings.rounds
 })
-const httpRss = perSide(httpSides, (side) => httpPeers[side].rssKiB())
+// Input-required rounds (2026-07-28), ours against ours on the 2026 side: a call of bench_ask is answered with an
+// input-required result (a sealed requestState); its retry with the answer opens the state and runs the handler
+// again. Sequential, alternating with plain echo calls on the same server.
+progress(`HTTP 2026-07-28 input-required rounds: ${httpSettings.roundCalls} asking calls and as many echo calls`)
+const roundLatencies = { first: [] as Array<number>, retry: [] as Array<number>, echo: [] as Array<number> }
+{
+  const peer = httpPeers.ours2026
+  for (let i = 0; i < httpSettings.roundCalls; i++) {
+    const text = `ask-${i}`
+    const t0 = performance.now()
+    const first = await peer.request("tools/call", { name: "bench_ask", arguments: { text } })
+    const t1 = performance.now()
+    const asked = first.result as any
+    const keys = Object.keys(asked?.inputRequests ?? {})
+    check(
+      peer,
+      asked?.resultType === "input_required" &&
+        keys.length === 1 &&
+        asked.inputRequests[keys[0]!].method === "elicitation/create" &&
+        typeof asked.requestState === "string",
+      "bench_ask's first answer is not one input-required round",
+      first
+    )
+    const retry = await peer.request("tools/call", {
+      name: "bench_ask",
+      arguments: { text },
+      inputResponses: { [keys[0]!]: { action: "accept", content: { ok: true } } },
+      requestState: asked.requestState
+    })
+    const t2 = performance.now()
+    check(
+      peer,
+      (retry.result as any)?.resultType === "complete" && (retry.result as any).structuredContent?.text === text,
+      "bench_ask's retry did not complete with the echo",
+      retry
+    )
+    roundLatencies.first.push(t1 - t0)
+    roundLatencies.retry.push(t2 - t1)
+    const echoed = performance.now()
+    await echoLoop(peer, httpEcho(), 1, 1)
+    roundLatencies.echo.push(performance.now() - echoed)
+  }
+}
+const roundLabels: Row["labels"] = ["ours, HTTP 2026-07-28, bench_ask", "same server, bench_echo"]
+const echoP50 = quantile(roundLatencies.echo, 0.5)
+row(
+  "HTTP 2026: input-required first answer p50 (info)",
+  "ms",
+  quantile(roundLatencies.first, 0.5),
+  echoP50,
+  undefined,
+  { calls: httpSettings.roundCalls },
+  roundLabels
+)
+row(
+  "HTTP 2026: retry with the answer p50 (opens the state, replays)",
+  "ms",
+  quantile(roundLatencies.retry, 0.5),
+  echoP50,
+  { op: "<=", value: 1.5 },
+  { calls: httpSettings.roundCalls },
+  roundLabels
+)
+row(
+  "HTTP 2026: whole asking call, both requests, p50 (info)",
+  "ms",
+  quantile(
+    roundLatencies.first.map((ms, i) => ms + roundLatencies.retry[i]!),
+    0.5
+  ),
+  echoP50,
+  undefined,
+  { calls: httpSettings.roundCalls },
+  roundLabels
+)
+
+const httpRssOf = perSide(httpSides, (side) => httpPeers[side].rssKiB())
 const httpConnections = perSide(httpSides, (side) => httpPeers[side].connections)
 await Promise.all(httpSides.map((side) => httpPeers[side].close()))
 const httpSeconds = (performance.now() - httpBegan) / 1000
 
-const httpLabels: Record<"sdk" | "sdkJson", Row["labels"]> = {
-  sdk: ["ours, HTTP", "SDK, HTTP, SSE answers"],
-  sdkJson: ["ours, HTTP", "SDK, HTTP, JSON answers"]
-}
-for (const sdk of ["sdk", "sdkJson"] as const) {
-  const labels = httpLabels[sdk]
+const sdkLabels = { sdk: "SDK, HTTP, SSE answers", sdkJson: "SDK, HTTP, JSON answers" } as const
+const oursLabels = { ours: "ours, HTTP", ours2026: "ours, HTTP 2026-07-28 (no session)" } as const
+for (const [mine, sdk] of [
+  ["ours", "sdk"],
+  ["ours", "sdkJson"],
+  ["ours2026", "sdk"],
+  ["ours2026", "sdkJson"]
+] as const) {
+  const labels: Row["labels"] = [oursLabels[mine], sdkLabels[sdk]]
+  const httpLatencies = { ours: httpLatenciesOf[mine], [sdk]: httpLatenciesOf[sdk] } as Record<
+    "ours" | typeof sdk,
+    Array<number>
+  >
+  const httpSequentialCpuMs = { ours: httpSequentialCpuMsOf[mine], [sdk]: httpSequentialCpuMsOf[sdk] } as Record<
+    "ours" | typeof sdk,
+    number
+  >
+  const pick = <A>(record: Record<HttpSide, A>) =>
+    ({ ours: record[mine], [sdk]: record[sdk] }) as Record<"ours" | typeof sdk, A>
+  const httpThroughput = {
+    median: pick(httpThroughputOf.median),
+    overall: pick(httpThroughputOf.overall),
+    rates: pick(httpThroughputOf.rates),
+    cpuUs: pick(httpThroughputOf.cpuUs),
+    clientCpuUs: pick(httpThroughputOf.clientCpuUs)
+  }
+  const httpRss = pick(httpRssOf)
   const common = {
-    ours: "bench/.out/effect-server.js, BENCH_TRANSPORT=http (layers/HttpTransport.ts defaults; answers JSON)",
+    ours:
+      mine === "ours"
+        ? "bench/.out/effect-server.js, BENCH_TRANSPORT=http (layers/HttpTransport.ts defaults; answers JSON), a session"
+        : "bench/.out/effect-server.js, BENCH_TRANSPORT=http, MCP 2026-07-28: no session, _meta and routing headers per request",
     sdk: `bench/sdk-server.ts, BENCH_TRANSPORT=http, StreamableHTTPServerTransport enableJsonResponse ${sdk === "sdkJson"}`,
     client: "node:http, keep-alive agent, one POST per request",
-    connectionsOpened: { ours: httpConnections.ours, sdk: httpConnections[sdk] },
-    startToSessionMs: { ours: httpStartMs.ours, sdk: httpStartMs[sdk] }
+    connectionsOpened: { ours: httpConnections[mine], sdk: httpConnections[sdk] },
+    startToSessionMs: { ours: httpStartMs[mine], sdk: httpStartMs[sdk] }
   }
   row(
     "HTTP: sequential echo latency p50",

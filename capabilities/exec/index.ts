@@ -40,7 +40,7 @@ export const ExecCapability = Capability.make(
   {
     id: "exec",
     description: "Run commands from an allowlist in the workspace, and read their logs",
-    version: "0.1.0"
+    version: "0.2.0"
   },
   Effect.map(Effect.service(ExecSettings), (settings) => ({
     tools: [makeRun(settings), makeCommands(settings)],

@@ -45,7 +45,7 @@ export const FeCapability = Capability.make(
   {
     id: "fe",
     description: "Map, verify and diagnose TypeScript and JavaScript projects: skeleton, typecheck/lint/test, doctor",
-    version: "0.1.0"
+    version: "0.2.0"
   },
   Effect.map(Effect.service(FeSettings), (settings) => ({
     tools: [skeleton, makeVerify(settings), doctor]

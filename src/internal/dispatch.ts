@@ -305,7 +305,15 @@ export const make = (shared: Shared): Dispatch => {
         ? reporter === undefined
           ? Effect.provideService(RequestContext, request)
           : Effect.provideContext(own)
-        : Effect.provideContext(Context.merge(services, own))
+        : // Added one by one, as overlays on the fiber's context: provideContext (a merge) would copy the whole
+          // context, and a new context loses the fiber's cached references.
+          (self) =>
+            Effect.updateContext(self, (context: Context.Context<any>) => {
+              let next = context
+              for (const [key, value] of services.mapUnsafe) next = Context.addUnsafe(next, key, value)
+              for (const [key, value] of own.mapUnsafe) next = Context.addUnsafe(next, key, value)
+              return next
+            })
     ) as Effect.Effect<string>
   }
 

@@ -7,16 +7,26 @@
  */
 import * as Effect from "effect/Effect"
 import { RawJson } from "../Method.ts"
+import type { Implementation } from "../McpSchema.ts"
 import * as ProtocolVersion from "../ProtocolVersion.ts"
 import { RequestContext } from "../RequestContext.ts"
 import { ServerConfig, type ServerConfigShape } from "../ServerConfig.ts"
 import { metaKey } from "./meta.ts"
 
 /** The `_meta` of every 2026-07-28 result: the server's identity. */
-export const serverInfoOf = (config: ServerConfigShape) =>
-  config.title === undefined
-    ? { name: config.name, version: config.version }
-    : { name: config.name, version: config.version, title: config.title }
+export const serverInfoOf = (config: ServerConfigShape): Implementation => {
+  let info = infos.get(config)
+  if (info === undefined) {
+    info =
+      config.title === undefined
+        ? { name: config.name, version: config.version }
+        : { name: config.name, version: config.version, title: config.title }
+    infos.set(config, info)
+  }
+  return info
+}
+// One object per configuration: callers may cache what they derive from it.
+const infos = new WeakMap<ServerConfigShape, Implementation>()
 
 /** Who may keep a cached result: anyone (`public`), or the same authorization context (`private`). */
 export type CacheScope = "public" | "private"

@@ -82,6 +82,17 @@ const modernResult = (result: CallToolResult, serverInfo: object): object => ({
   _meta: { ...result._meta, [metaKey.serverInfo]: serverInfo }
 })
 
+// `"_meta":{…serverInfo…}`, serialized once per server.
+const serverInfoMembers = new WeakMap<object, string>()
+const serverInfoMember = (serverInfo: object): string => {
+  let member = serverInfoMembers.get(serverInfo)
+  if (member === undefined) {
+    member = `"_meta":${JSON.stringify({ [metaKey.serverInfo]: serverInfo })}`
+    serverInfoMembers.set(serverInfo, member)
+  }
+  return member
+}
+
 // Serializes the result once (the response splices it in as is), replacing it
 // when it is over the size limit.
 const respond = (
@@ -99,7 +110,13 @@ const respond = (
     json = JSON.stringify(shaped)
   }
   record.outcome = outcomeOf(shaped)
-  if (answering.serverInfo !== undefined) json = JSON.stringify(modernResult(shaped, answering.serverInfo))
+  if (answering.serverInfo !== undefined) {
+    // Spliced when the result has no _meta of its own (the common case): serialized once.
+    json =
+      shaped._meta === undefined && json.length > 2
+        ? `{"resultType":"complete",${json.slice(1, -1)},${serverInfoMember(answering.serverInfo)}}`
+        : JSON.stringify(modernResult(shaped, answering.serverInfo))
+  }
   return new Method.RawJson(json)
 }
 

@@ -508,9 +508,12 @@ describe("Streamable HTTP, 2026-07-28: instances that share MCP_RUNTIME_STATE_KE
   }
   const key = (tag: string) => `${tag}-0123456789abcdef0123456789abcdef`
   const start = (stateKey: string) =>
-    startHttp(binaryArgs(["--audit-log", "off"]).map((arg) => (arg === "system" ? "conformance" : arg)), {
-      MCP_RUNTIME_STATE_KEY: stateKey
-    })
+    startHttp(
+      binaryArgs(["--audit-log", "off"]).map((arg) => (arg === "system" ? "conformance" : arg)),
+      {
+        MCP_RUNTIME_STATE_KEY: stateKey
+      }
+    )
 
   it("a round asked by one instance is completed by another with the same key, refused by one without it", async () => {
     const [a, b, c] = await Promise.all([start(key("one")), start(`${key("two")},${key("one")}`), start(key("three"))])

@@ -5,6 +5,7 @@
  */
 import { assert, beforeAll, describe, it } from "@effect/vitest"
 import { assertBuilt, revisions, type ServerProcess, withServer } from "./ServerProcess.ts"
+import { packageVersion } from "../../src/ServerConfig.ts"
 
 beforeAll(assertBuilt)
 
@@ -301,7 +302,7 @@ describe("raw stdio: lifecycle", () => {
     withServer([], async (server) => {
       const result = await server.initialize("1999-01-01")
       assert.strictEqual(result.protocolVersion, "2025-11-25")
-      assert.deepStrictEqual(result.serverInfo, { name: "mcp-runtime", version: "0.1.0" })
+      assert.deepStrictEqual(result.serverInfo, { name: "mcp-runtime", version: packageVersion })
       await server.expectPing()
     }))
 

@@ -12,6 +12,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { type JSONRPCMessage, McpError } from "@modelcontextprotocol/sdk/types.js"
 import { assertBuilt, revisions, serveArgs } from "./ServerProcess.ts"
+import { packageVersion } from "../../src/ServerConfig.ts"
 
 beforeAll(assertBuilt)
 
@@ -67,7 +68,7 @@ describe("SDK client over stdio", () => {
       it("negotiates the requested version and reports the server's identity", () =>
         withClient(version, async (client, transport) => {
           assert.strictEqual(transport.negotiatedVersion, version)
-          assert.deepStrictEqual(client.getServerVersion(), { name: "mcp-runtime", version: "0.1.0" })
+          assert.deepStrictEqual(client.getServerVersion(), { name: "mcp-runtime", version: packageVersion })
           assert.deepStrictEqual(client.getServerCapabilities(), { logging: {}, tools: { listChanged: true } })
           assert.include(client.getInstructions(), "system_info")
           await client.ping(requestOptions)
@@ -179,7 +180,7 @@ describe("SDK client over stdio", () => {
   it("an unsupported requested version is answered with 2025-11-25", () =>
     withClient("1999-01-01", async (client, transport) => {
       assert.strictEqual(transport.negotiatedVersion, "2025-11-25")
-      assert.deepStrictEqual(client.getServerVersion(), { name: "mcp-runtime", version: "0.1.0" })
+      assert.deepStrictEqual(client.getServerVersion(), { name: "mcp-runtime", version: packageVersion })
       const { tools } = await client.listTools(undefined, requestOptions)
       assert.strictEqual(tools.length, 3)
     }))
