@@ -39,7 +39,12 @@ const greet = Tool.make("greet", {
 }).pipe(Tool.handle(() => askName))
 
 const counted = Tool.make("counted", { description: "Asks the user's name, counting its runs" }).pipe(
-  Tool.handle(() => Effect.andThen(Ref.update(runs, (n) => n + 1), askName))
+  Tool.handle(() =>
+    Effect.andThen(
+      Ref.update(runs, (n) => n + 1),
+      askName
+    )
+  )
 )
 
 const twoSteps = Tool.make("two_steps", { description: "Asks two questions, one after the other" }).pipe(
@@ -253,59 +258,66 @@ describe("input-required rounds", () => {
     }).pipe(Effect.scoped)
   )
 
-  it.effect("a state that was changed, cut, made with another key, given to another request or too old is refused", () =>
-    Effect.gen(function* () {
-      const client = yield* TestClient.make(Rounds, { protocolVersion: modern, ...answers })
-      const first = yield* Effect.flatMap(client.send("tools/call", { name: "rounds_echo_arg", arguments: { value: "a" } }), (s) =>
-        s.response
-      )
-      const key = Object.keys(first.inputRequests)[0]!
-      const retry = (requestState: string, args: Record<string, unknown> = { value: "a" }, name = "rounds_echo_arg") =>
-        Effect.flip(
-          Effect.flatMap(
-            client.send("tools/call", {
-              name,
-              arguments: args,
-              inputResponses: { [key]: { action: "accept", content: { ok: true } } },
-              requestState
-            }),
-            (s) => s.response
-          )
+  it.effect(
+    "a state that was changed, cut, made with another key, given to another request or too old is refused",
+    () =>
+      Effect.gen(function* () {
+        const client = yield* TestClient.make(Rounds, { protocolVersion: modern, ...answers })
+        const first = yield* Effect.flatMap(
+          client.send("tools/call", { name: "rounds_echo_arg", arguments: { value: "a" } }),
+          (s) => s.response
         )
-      const state: string = first.requestState
-      // One character of the ciphertext changed.
-      const flipped = state.slice(0, -3) + (state.at(-3) === "A" ? "B" : "A") + state.slice(-2)
-      const reasons = [
-        (yield* retry(`${state}-TAMPERED`)).data,
-        (yield* retry(flipped)).data,
-        (yield* retry(state.slice(0, 20))).data,
-        (yield* retry("not a state")).data,
-        (yield* retry(state, { value: "b" })).data,
-        (yield* retry(state, {}, "rounds_greet")).data
-      ].map((data: any) => data.reason)
-      assert.deepStrictEqual(reasons, [
-        // Base64url characters appended: it decodes, and the authentication tag no longer matches.
-        "request_state_tampered",
-        "request_state_tampered",
-        "request_state_malformed",
-        "request_state_malformed",
-        "request_state_mismatch",
-        "request_state_mismatch"
-      ])
-      // The genuine state still works.
-      const done = yield* Effect.flatMap(
-        client.send("tools/call", {
-          name: "rounds_echo_arg",
-          arguments: { value: "a" },
-          inputResponses: { [key]: { action: "accept", content: { ok: true } } },
-          requestState: state
-        }),
-        (s) => s.response
-      )
-      assert.strictEqual(text(done), "kept a")
-      yield* TestClock.adjust(RequestState.defaultMaxAgeMs + 1)
-      assert.strictEqual(((yield* retry(state)).data as any).reason, "request_state_expired")
-    }).pipe(Effect.scoped)
+        const key = Object.keys(first.inputRequests)[0]!
+        const retry = (
+          requestState: string,
+          args: Record<string, unknown> = { value: "a" },
+          name = "rounds_echo_arg"
+        ) =>
+          Effect.flip(
+            Effect.flatMap(
+              client.send("tools/call", {
+                name,
+                arguments: args,
+                inputResponses: { [key]: { action: "accept", content: { ok: true } } },
+                requestState
+              }),
+              (s) => s.response
+            )
+          )
+        const state: string = first.requestState
+        // One character of the ciphertext changed.
+        const flipped = state.slice(0, -3) + (state.at(-3) === "A" ? "B" : "A") + state.slice(-2)
+        const reasons = [
+          (yield* retry(`${state}-TAMPERED`)).data,
+          (yield* retry(flipped)).data,
+          (yield* retry(state.slice(0, 20))).data,
+          (yield* retry("not a state")).data,
+          (yield* retry(state, { value: "b" })).data,
+          (yield* retry(state, {}, "rounds_greet")).data
+        ].map((data: any) => data.reason)
+        assert.deepStrictEqual(reasons, [
+          // Base64url characters appended: it decodes, and the authentication tag no longer matches.
+          "request_state_tampered",
+          "request_state_tampered",
+          "request_state_malformed",
+          "request_state_malformed",
+          "request_state_mismatch",
+          "request_state_mismatch"
+        ])
+        // The genuine state still works.
+        const done = yield* Effect.flatMap(
+          client.send("tools/call", {
+            name: "rounds_echo_arg",
+            arguments: { value: "a" },
+            inputResponses: { [key]: { action: "accept", content: { ok: true } } },
+            requestState: state
+          }),
+          (s) => s.response
+        )
+        assert.strictEqual(text(done), "kept a")
+        yield* TestClock.adjust(RequestState.defaultMaxAgeMs + 1)
+        assert.strictEqual(((yield* retry(state)).data as any).reason, "request_state_expired")
+      }).pipe(Effect.scoped)
   )
 
   it.effect("a state sealed by another server's key is refused; a key kept for rotation opens it", () =>
@@ -373,7 +385,14 @@ describe("input-required rounds", () => {
         description: "Removes a thing",
         input: Schema.Struct({ thing: Schema.String }),
         annotations: { destructiveHint: true }
-      }).pipe(Tool.handle(({ thing }) => Effect.as(Ref.update(effects, (n) => n + 1), `removed ${thing}`)))
+      }).pipe(
+        Tool.handle(({ thing }) =>
+          Effect.as(
+            Ref.update(effects, (n) => n + 1),
+            `removed ${thing}`
+          )
+        )
+      )
       const Destructive = Capability.make(
         { id: "danger", description: "A destructive tool", version: "1.0.0" },
         Effect.succeed({ tools: [remove] })

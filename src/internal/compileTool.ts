@@ -11,6 +11,7 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Schema from "effect/Schema"
+import type * as SchemaAST from "effect/SchemaAST"
 import * as SchemaIssue from "effect/SchemaIssue"
 import {
   type CallToolResult,
@@ -225,6 +226,40 @@ const explicitInput = (
   return { schema, headers }
 }
 
+// How many fields of an Effect Schema carry the header annotation: a field whose JSON Schema loses it (Schema.Number
+// is published as a union with "NaN" and "Infinity") must not be dropped silently.
+const countHeaderAnnotations = (ast: SchemaAST.AST, seen: Set<SchemaAST.AST> = new Set()): number => {
+  if (seen.has(ast)) return 0
+  seen.add(ast)
+  let count = ast.annotations?.[headerAnnotation] === undefined ? 0 : 1
+  // Schema.Int keeps its annotation on its check.
+  const checks: Array<SchemaAST.Check<any>> = [...(ast.checks ?? [])]
+  while (checks.length > 0) {
+    const check = checks.pop()!
+    if (check.annotations?.[headerAnnotation] !== undefined) count++
+    if (check._tag === "FilterGroup") checks.push(...check.checks)
+  }
+  switch (ast._tag) {
+    case "Objects":
+      for (const property of ast.propertySignatures) count += countHeaderAnnotations(property.type, seen)
+      for (const index of ast.indexSignatures) count += countHeaderAnnotations(index.type, seen)
+      break
+    case "Arrays":
+      for (const element of [...ast.elements, ...ast.rest]) count += countHeaderAnnotations(element, seen)
+      break
+    case "Union":
+      for (const member of ast.types) count += countHeaderAnnotations(member, seen)
+      break
+    case "Suspend":
+      count += countHeaderAnnotations(ast.thunk(), seen)
+      break
+    case "Declaration":
+      for (const parameter of ast.typeParameters) count += countHeaderAnnotations(parameter, seen)
+      break
+  }
+  return count
+}
+
 const toJsonSchema = (
   schema: Schema.Top,
   which: "input" | "output"
@@ -249,6 +284,14 @@ const toJsonSchema = (
   }
   const headers = which === "input" ? headerParamsOf(top, document.definitions) : []
   if (headers instanceof SchemaProblem) return headers
+  // `>`: an annotation the walk misses (a Schema.Class input, say) must not reject a valid tool.
+  if (which === "input" && countHeaderAnnotations(schema.ast) > headers.length) {
+    return new SchemaProblem(
+      `${headerAnnotation} is on a field whose JSON Schema is not a single string, integer or boolean ` +
+        `(Schema.Number is published as a union with "NaN" and "Infinity"): mirror only Schema.String, ` +
+        `Schema.Int or Schema.Boolean fields into headers`
+    )
+  }
   const definitions = Object.keys(document.definitions).length === 0 ? undefined : document.definitions
   // A schema with definitions names its dialect: `$defs` is 2020-12 (the
   // default dialect only from 2025-11-25 on; older clients may assume draft-07).
