@@ -350,13 +350,25 @@ export const make = <const Methods extends ReadonlyArray<Method.Any> = typeof de
       correlationId: () => `${prefix}-${(++sequence).toString(36)}`
     })
 
+    // A request runs in the server's context, not merged into its caller's: a merge copies both on every request
+    // and starts a context whose cached references are cold. What belongs to the caller's request (its span,
+    // its log annotations and spans) comes along.
+    const carried = [Tracer.ParentSpanKey, References.CurrentLogAnnotations.key, References.CurrentLogSpans.key]
+    const requestContext = (caller: Context.Context<never>): Context.Context<never> => {
+      let context = base
+      for (const key of carried) {
+        const value = caller.mapUnsafe.get(key)
+        if (value !== undefined && value !== base.mapUnsafe.get(key)) context = Context.addUnsafe(context, key, value)
+      }
+      return context
+    }
     const request = (message: StatelessRequest, origin: StatelessOrigin): Effect.Effect<StatelessAnswer> =>
-      Effect.provideContext(
+      Effect.updateContext(
         serve(
           { id: message.id, method: message.method, params: message.params, bytesIn: message.bytesIn },
           origin.headers === undefined ? { send: origin.send } : { send: origin.send, headers: origin.headers }
         ),
-        base
+        requestContext
       )
 
     const connection: Effect.Effect<void, never, Transport> = Effect.scoped(

@@ -8,7 +8,9 @@ import { assert, describe, it } from "@effect/vitest"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
+import * as Logger from "effect/Logger"
 import * as Schema from "effect/Schema"
+import * as Logging from "../layers/Logging.ts"
 import * as Capability from "../src/Capability.ts"
 import * as ClientLog from "../src/ClientLog.ts"
 import * as Progress from "../src/Progress.ts"
@@ -156,6 +158,27 @@ describe("stateless requests: _meta", () => {
       const answer = yield* request("tools/list", { _meta: meta({ [metaKey.clientInfo]: "me" }) })
       assert.strictEqual(answer.status, "ok")
     })
+  )
+})
+
+describe("stateless requests: the context", () => {
+  it.effect("a request runs in the server's context and keeps its caller's log annotations", () =>
+    Effect.gen(function* () {
+      const lines: Array<any> = []
+      const { request } = yield* setup().pipe(
+        Effect.provide(
+          Logger.layer([Logger.make((options) => void lines.push(JSON.parse(Logging.formatLine(options))))])
+        )
+      )
+      const answer = yield* request("tools/call", { name: "s_echo", arguments: { text: "x" }, _meta: meta() }).pipe(
+        Effect.annotateLogs({ caller: "c1" })
+      )
+      assert.strictEqual(answer.response.result.structuredContent.text, "x")
+      // The server's logger (in the context it was made in) wrote the request's line, with the caller's annotation.
+      const line = lines.find((entry) => entry.message === "request")
+      assert.strictEqual(line?.annotations.caller, "c1")
+      assert.strictEqual(line?.annotations.method, "tools/call")
+    }).pipe(Effect.scoped)
   )
 })
 
