@@ -142,8 +142,9 @@ export type BundledId = keyof typeof bundled
 /**
  * The capabilities `mcp-runtime serve` enables when neither `--capabilities`
  * nor the configuration file says. The conformance fixtures (`conformance`:
- * capabilities `test` and `json`) are only for running the official suite,
- * so they are left out.
+ * capabilities `test`, `json`, `tasks` and `skills`) are only for running
+ * the official suite, and `skills` (the root's Agent Skills) is opt-in, so
+ * they are left out.
  *
  * **Example**
  *

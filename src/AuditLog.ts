@@ -63,6 +63,8 @@ export interface Entry {
   readonly principal?: string | undefined
   /** The tool's public name. */
   readonly tool: string
+  /** The task the entry is the end of (a call answered with a task is audited again when its work ends). */
+  readonly taskId?: string | undefined
   /** The arguments with the configured fields redacted (when the store keeps arguments). */
   readonly arguments?: unknown
   /** `sha256:<hex>` of the arguments' canonical JSON (when the store keeps digests). */

@@ -25,8 +25,11 @@
  * ```ts
  * import * as RequestState from "effect-mcp-runtime/RequestState"
  *
- * // two instances behind a load balancer, rotating from an old key
- * const Shared = RequestState.layer({ keys: ["new secret: 32+ random bytes", "old secret"], maxAgeMs: 600_000 })
+ * // two instances behind a load balancer, rotating from an old key (each secret: 32 bytes or more)
+ * const Shared = RequestState.layer({
+ *   keys: ["the new secret, 32 bytes or more of it", "the old secret, also 32 bytes or more"],
+ *   maxAgeMs: 600_000
+ * })
  * ```
  *
  * @since 0.2.0

@@ -22,6 +22,8 @@ export * as Confirmation from "./Confirmation.ts"
 export * as Elicitation from "./Elicitation.ts"
 /** @since 0.1.0 */
 export * as Executor from "./Executor.ts"
+/** @since 0.2.0 */
+export * as Extension from "./Extension.ts"
 /** @since 0.1.0 */
 export * as Gate from "./Gate.ts"
 /** @since 0.1.0 */
@@ -46,6 +48,8 @@ export * as ProtocolVersion from "./ProtocolVersion.ts"
 export * as Resource from "./Resource.ts"
 /** @since 0.1.0 */
 export * as RequestContext from "./RequestContext.ts"
+/** @since 0.2.0 */
+export * as RequestState from "./RequestState.ts"
 /** @since 0.1.0 */
 export * as Roots from "./Roots.ts"
 /** @since 0.1.0 */
@@ -54,6 +58,10 @@ export * as Sampling from "./Sampling.ts"
 export * as ServerConfig from "./ServerConfig.ts"
 /** @since 0.1.0 */
 export * as Session from "./Session.ts"
+/** @since 0.2.0 */
+export * as Task from "./Task.ts"
+/** @since 0.2.0 */
+export * as TaskStore from "./TaskStore.ts"
 /** @since 0.1.0 */
 export * as Tool from "./Tool.ts"
 /** @since 0.1.0 */

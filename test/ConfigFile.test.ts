@@ -296,6 +296,13 @@ describe("settings.resolve: request-state keys and list caching (2026-07-28)", (
     })
   )
 
+  it.effect("skills and conformance together are refused: both serve the Skills extension", () =>
+    Effect.gen(function* () {
+      const error = yield* Effect.flip(resolveWith({ capabilities: ["system", "skills", "conformance"] }))
+      assert.include(error.message, "skills and conformance cannot be enabled together")
+    })
+  )
+
   it.effect("keys in a file found in the root are said at start-up", () =>
     Effect.gen(function* () {
       const settings = yield* Settings.resolve({

@@ -11,6 +11,7 @@ import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Capability from "../src/Capability.ts"
 import * as Task from "../src/Task.ts"
+import * as TaskStore from "../src/TaskStore.ts"
 import * as Tool from "../src/Tool.ts"
 import { collector, makeServer, meta, metaKey } from "./support/modern.ts"
 
@@ -86,6 +87,44 @@ describe("notifications/tasks", () => {
         extensions: { [Task.extensionId]: {} }
       })
       assert.deepStrictEqual(stream.sent, [])
+    }).pipe(Effect.scoped)
+  )
+})
+
+describe("tasks across servers that share a store", () => {
+  it.effect("tasks/get and tasks/cancel through another server: the work stops where it runs", () =>
+    Effect.gen(function* () {
+      const gate = yield* Deferred.make<string>()
+      const interrupted = yield* Deferred.make<void>()
+      const jobs = Capability.make(
+        { id: "jobs", description: "A job that waits", version: "1.0.0" },
+        Effect.succeed({
+          tools: [
+            Tool.make("wait", { description: "Waits for the test's word", task: "optional" }).pipe(
+              Tool.handle(() =>
+                Task.background(
+                  Deferred.await(gate).pipe(Effect.onInterrupt(() => Deferred.succeed(interrupted, void 0)))
+                )
+              )
+            )
+          ]
+        })
+      )
+      const store = yield* TaskStore.makeMemory
+      const a = yield* makeServer(jobs).pipe(Effect.provideService(TaskStore.TaskStore, store))
+      const b = yield* makeServer(jobs).pipe(Effect.provideService(TaskStore.TaskStore, store))
+      const created = (yield* a.request("tools/call", { name: "jobs_wait", _meta: withTasks })).response.result
+      const taskId: string = created.taskId
+      assert.strictEqual(
+        (yield* b.request("tasks/get", { taskId, _meta: withTasks })).response.result.status,
+        "working"
+      )
+      yield* b.request("tasks/cancel", { taskId, _meta: withTasks })
+      yield* Deferred.await(interrupted)
+      assert.strictEqual(
+        (yield* a.request("tasks/get", { taskId, _meta: withTasks })).response.result.status,
+        "cancelled"
+      )
     }).pipe(Effect.scoped)
   )
 })

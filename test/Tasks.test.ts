@@ -9,9 +9,10 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
-import type * as Layer from "effect/Layer"
+import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import { TestClock } from "effect/testing"
+import { AuditLog, type Call } from "../src/AuditLog.ts"
 import * as Capability from "../src/Capability.ts"
 import * as Client from "../src/Client.ts"
 import * as Elicitation from "../src/Elicitation.ts"
@@ -291,6 +292,78 @@ describe("tasks: lifecycle", () => {
       yield* TestClock.adjust("2 seconds")
       const sync = yield* Fiber.join(call)
       assert.deepStrictEqual(withoutMeta(sync), done.result)
+    }).pipe(Effect.scoped)
+  )
+
+  it.effect("a task that ran longer than its ttlMs is kept an hour past its end, its ttlMs lengthened", () =>
+    Effect.gen(function* () {
+      const started: Array<string> = []
+      const long = Capability.make(
+        { id: "l", description: "a long task", version: "1.0.0" },
+        Effect.succeed({
+          tools: [
+            Tool.make("long", { description: "Runs for two hours", task: "required", timeout: 3 * 3_600_000 }).pipe(
+              Tool.handle(() =>
+                Task.background(
+                  Effect.andThen(
+                    Effect.sync(() => void started.push("long")),
+                    Effect.as(Effect.sleep("2 hours"), "long: done")
+                  )
+                )
+              )
+            )
+          ]
+        })
+      )
+      const client = yield* tasksClient(long)
+      const taskId = yield* startTask(client, "l_long")
+      const created = yield* get(client, taskId)
+      assert.strictEqual(created.ttlMs, 3_600_000)
+      yield* reached("the long work", () => started.length === 1)
+      yield* TestClock.adjust("2 hours")
+      const done = yield* poll(client, taskId, isStatus("completed"))
+      assert.strictEqual(done.status, "completed")
+      // Two hours of work plus an hour to fetch the result.
+      assert.strictEqual(done.ttlMs, 3 * 3_600_000)
+      yield* TestClock.adjust("59 minutes")
+      assert.strictEqual((yield* get(client, taskId)).status, "completed")
+      yield* TestClock.adjust("2 minutes")
+      const gone = yield* Effect.flip(get(client, taskId))
+      assert.strictEqual(gone.code, -32602)
+    }).pipe(Effect.scoped)
+  )
+
+  it.effect("audited: the call when answered with its task, then the task's end with its id; a refusal too", () =>
+    Effect.gen(function* () {
+      const calls: Array<Call> = []
+      const InMemory = Layer.succeed(
+        AuditLog,
+        AuditLog.of({ record: (call) => Effect.sync(() => void calls.push(call)) })
+      )
+      const { capability, log } = fixture()
+      const client = yield* tasksClient(capability).pipe(Effect.provide(InMemory))
+      const done = yield* startTask(client, "t_slow", { seconds: 1, label: "a" })
+      yield* reached("a's work", () => log.includes("started a"))
+      yield* TestClock.adjust("1 second")
+      yield* poll(client, done, isStatus("completed"))
+      const cancelled = yield* startTask(client, "t_slow", { seconds: 60, label: "b" })
+      yield* reached("b's work", () => log.includes("started b"))
+      yield* cancel(client, cancelled)
+      yield* until(() => calls.length === 4)
+      const plain = yield* TestClient.make(capability, { protocolVersion: "2026-07-28" }).pipe(Effect.provide(InMemory))
+      yield* Effect.flip(plain.request("tools/call", { name: "t_failing" }))
+      assert.deepStrictEqual(
+        calls.map((call) => [call.tool, call.outcome, call.taskId]),
+        [
+          ["t_slow", "task", undefined],
+          ["t_slow", "ok", done],
+          ["t_slow", "task", undefined],
+          ["t_slow", "cancelled", cancelled],
+          ["t_failing", "missing_client_capability", undefined]
+        ]
+      )
+      // The end has the call's correlation id.
+      assert.strictEqual(calls[0]!.correlationId, calls[1]!.correlationId)
     }).pipe(Effect.scoped)
   )
 

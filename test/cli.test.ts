@@ -107,13 +107,20 @@ describe("mcp-runtime capabilities list", () => {
     assert.strictEqual(result.code, 0, result.stderr)
     const reports = JSON.parse(result.stdout)
     const byId = Object.fromEntries(reports.map((r: { id: string }) => [r.id, r]))
-    assert.deepStrictEqual(Object.keys(byId).sort(), ["conformance", "exec", "fe", "system", "workspace"])
+    assert.deepStrictEqual(Object.keys(byId).sort(), ["conformance", "exec", "fe", "skills", "system", "workspace"])
     assert.isTrue(byId.exec.enabledByDefault)
     assert.isFalse(byId.conformance.enabledByDefault)
     assert.include(byId.exec.capabilities[0].tools, "exec_run")
     assert.deepStrictEqual(byId.workspace.capabilities[0].resources, [])
     assert.deepStrictEqual(byId.workspace.capabilities[0].templates, ["workspace_file"])
-    assert.deepStrictEqual(byId.conformance.capabilities.map((c: { id: string }) => c.id).sort(), ["json", "test"])
+    assert.isFalse(byId.skills.enabledByDefault)
+    assert.deepStrictEqual(byId.skills.capabilities[0].templates, ["skills_file"])
+    assert.deepStrictEqual(byId.conformance.capabilities.map((c: { id: string }) => c.id).sort(), [
+      "json",
+      "skills",
+      "tasks",
+      "test"
+    ])
   })
 
   it("as text: each bundle, enabled by default or not, with counts", () => {
@@ -123,7 +130,7 @@ describe("mcp-runtime capabilities list", () => {
     assert.include(result.stdout, "conformance (not enabled by default)")
     assert.include(result.stdout, "tools (2): exec_run, exec_commands")
     assert.include(result.stdout, "resource templates (1): exec_run_log")
-    assert.include(result.stdout, "--capabilities system,workspace,exec,fe,conformance")
+    assert.include(result.stdout, "--capabilities system,workspace,exec,fe,skills (conformance:")
   })
 })
 

@@ -1,11 +1,15 @@
 /**
  * The fixtures of the official MCP conformance suite
- * (`@modelcontextprotocol/conformance`), as two capabilities that follow the
- * kernel's naming rules: `test` publishes `test_simple_text` …
- * `test_elicitation_sep1330_enums`, the `test_*` prompts and the `test://`
- * resources; `json` publishes `json_schema_2020_12_tool`. Not enabled by
- * default: start the server with `--capabilities conformance`. See
- * `docs/conformance.md`.
+ * (`@modelcontextprotocol/conformance`, 0.1.16 and the 2026-07-28
+ * prerelease), as four capabilities that follow the kernel's naming rules:
+ * `test` publishes `test_simple_text` … `test_elicitation_sep1330_enums`,
+ * the 2026-07-28 fixtures (`test_input_required_*`, `test_custom_headers`…),
+ * the `test_*` prompts and the `test://` resources; `json` publishes
+ * `json_schema_2020_12_tool`; `tasks` publishes the tasks extension's
+ * fixtures, under the names the suite calls (`greet`, `slow_compute`…)
+ * through kernel aliases; `skills` serves one skill from memory. Not
+ * enabled by default: start the server with `--capabilities conformance`.
+ * See `docs/conformance.md`.
  *
  * @since 0.1.0
  */

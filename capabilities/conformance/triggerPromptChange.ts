@@ -9,12 +9,12 @@ import { Kernel } from "../../src/Kernel.ts"
 import * as Prompt from "../../src/Prompt.ts"
 import * as Tool from "../../src/Tool.ts"
 
-const probe = Prompt.make("conformance_probe", {
+const probe = Prompt.make("conformance_prompt_probe", {
   description: "Registered and removed by test_trigger_prompt_change"
 }).pipe(Prompt.handle(() => Effect.succeed("probe")))
 
 /**
- * Registers the dynamic prompt `app_conformance_probe`, or removes it when it
+ * Registers the dynamic prompt `app_conformance_prompt_probe`, or removes it when it
  * is there: each call changes the prompt list, and `subscriptions/listen`
  * streams that asked for `promptsListChanged` get
  * `notifications/prompts/list_changed`.
@@ -31,14 +31,14 @@ const probe = Prompt.make("conformance_probe", {
  * @since 0.2.0
  */
 export const triggerPromptChange = Tool.make("trigger_prompt_change", {
-  description: "Adds or removes the prompt app_conformance_probe, changing the prompt list",
+  description: "Adds or removes the prompt app_conformance_prompt_probe, changing the prompt list",
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false }
 }).pipe(
   Tool.handle(() =>
     Effect.flatMap(Effect.service(Kernel), (kernel) =>
-      kernel.prompt("app_conformance_probe") === undefined
-        ? Effect.as(Effect.orDie(kernel.registerDynamicPrompt(probe)), "Added app_conformance_probe")
-        : Effect.as(kernel.unregisterDynamic("app_conformance_probe"), "Removed app_conformance_probe")
+      kernel.prompt("app_conformance_prompt_probe") === undefined
+        ? Effect.as(Effect.orDie(kernel.registerDynamicPrompt(probe)), "Added app_conformance_prompt_probe")
+        : Effect.as(kernel.unregisterDynamic("app_conformance_prompt_probe"), "Removed app_conformance_prompt_probe")
     )
   )
 )

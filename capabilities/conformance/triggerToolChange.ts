@@ -8,13 +8,13 @@ import * as Effect from "effect/Effect"
 import { Kernel } from "../../src/Kernel.ts"
 import * as Tool from "../../src/Tool.ts"
 
-const probe = Tool.make("conformance_probe", {
+const probe = Tool.make("conformance_tool_probe", {
   description: "Registered and removed by test_trigger_tool_change",
   annotations: { readOnlyHint: true, openWorldHint: false }
 }).pipe(Tool.handle(() => Effect.succeed("probe")))
 
 /**
- * Registers the dynamic tool `app_conformance_probe`, or removes it when it is
+ * Registers the dynamic tool `app_conformance_tool_probe`, or removes it when it is
  * there: each call changes the tool list, and `subscriptions/listen` streams
  * that asked for `toolsListChanged` (and legacy sessions told `listChanged`)
  * get `notifications/tools/list_changed`.
@@ -31,14 +31,14 @@ const probe = Tool.make("conformance_probe", {
  * @since 0.2.0
  */
 export const triggerToolChange = Tool.make("trigger_tool_change", {
-  description: "Adds or removes the tool app_conformance_probe, changing the tool list",
+  description: "Adds or removes the tool app_conformance_tool_probe, changing the tool list",
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false }
 }).pipe(
   Tool.handle(() =>
     Effect.flatMap(Effect.service(Kernel), (kernel) =>
-      kernel.tool("app_conformance_probe") === undefined
-        ? Effect.as(Effect.orDie(kernel.registerDynamic(probe)), "Added app_conformance_probe")
-        : Effect.as(kernel.unregisterDynamic("app_conformance_probe"), "Removed app_conformance_probe")
+      kernel.tool("app_conformance_tool_probe") === undefined
+        ? Effect.as(Effect.orDie(kernel.registerDynamic(probe)), "Added app_conformance_tool_probe")
+        : Effect.as(kernel.unregisterDynamic("app_conformance_tool_probe"), "Removed app_conformance_tool_probe")
     )
   )
 )

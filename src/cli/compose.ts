@@ -373,7 +373,7 @@ export interface InProcessClient {
 /**
  * Starts the server composed from `settings` in this process, behind a
  * memory transport, initializes it as a client with the given capabilities,
- * (protocol `ProtocolVersion.latest`) and returns the client. Server-to-client requests go to `onRequest`
+ * (protocol `ProtocolVersion.latestLegacy`, the newest that has sessions) and returns the client. Server-to-client requests go to `onRequest`
  * (unanswered ones get −32601), notifications to `onNotification`.
  *
  * **Example**
@@ -416,7 +416,7 @@ export const connectInProcess = Effect.fnUntraced(function* (
 
   const { listAll, notify, request } = yield* MemoryClient.connect(client, options)
   const initialized = yield* request("initialize", {
-    protocolVersion: ProtocolVersion.latest,
+    protocolVersion: ProtocolVersion.latestLegacy,
     capabilities: options.clientCapabilities ?? {},
     clientInfo: { name: "mcp-runtime-cli", version: ServerConfig.packageVersion }
   })

@@ -162,6 +162,16 @@ const capabilityIds = (
       })
     )
   }
+  // Both serve the Skills extension (the fixtures their own skill): a server has one.
+  if (requested.includes("skills") && requested.includes("conformance")) {
+    return Effect.fail(
+      new UsageError({
+        message:
+          `${source}: skills and conformance cannot be enabled together: the conformance fixtures serve a skill ` +
+          `of their own through the Skills extension, and a server serves that extension once. Enable one of them.`
+      })
+    )
+  }
   return Effect.succeed([...new Set(requested)] as Array<BundledId>)
 }
 
@@ -238,7 +248,9 @@ export const loosenings = (config: Config): ReadonlyArray<string> => {
     found.push(`runs the project's tools (fe_verify) with ${config.fe.node}`)
   }
   if (config.requestState?.keys !== undefined) {
-    found.push("sets the keys that seal input-required states (whoever reads them can forge a client's answers)")
+    found.push(
+      "sets the keys that seal input-required states (whoever reads them can read captured states and make new ones)"
+    )
   }
   return found
 }

@@ -38,7 +38,7 @@ import { answerProblem, canonicalJson, hash53, keyPrefix } from "./mrtr.ts"
 /** The extension's identifier. */
 export const extensionId = "io.modelcontextprotocol/tasks"
 
-/** How long an ended task is kept, from its creation: one hour. */
+/** How long a task is kept, from its creation: one hour, and at least that long after it ended. */
 export const defaultTtlMs = 60 * 60 * 1000
 
 /** How often a client may usefully poll a task. */
@@ -61,7 +61,7 @@ export const missingExtension = (what: string): MissingRequiredClientCapability 
 
 const notFound = (taskId: string) =>
   new InvalidParams({
-    message: `Unknown task ${JSON.stringify(taskId)}: it never existed, or it ended more than its ttlMs ago.`,
+    message: `Unknown task ${JSON.stringify(taskId)}: it never existed, or it was dropped once its ttlMs (counted from its creation) ran out.`,
     data: { taskId }
   })
 
@@ -108,16 +108,22 @@ export const make = (options: {
     const running = new Map<string, Running>()
     const now = () => new Date(clock.currentTimeMillisUnsafe()).toISOString()
 
-    // The end of a task's work, however it ended. A cancelled (terminal) task is never changed.
+    // The end of a task's work, however it ended. A cancelled (terminal) task is never changed. `ttlMs` counts
+    // from the creation: a task that ran longer than most of it is kept `defaultTtlMs` past its end, so that its
+    // result is not dropped the moment it is there.
     const settle = (taskId: string, outcome: Partial<Task> & { readonly status: Task["status"] }) =>
-      store.update(taskId, (task) => ({
-        taskId: task.taskId,
-        createdAt: task.createdAt,
-        ttlMs: task.ttlMs,
-        pollIntervalMs: task.pollIntervalMs,
-        lastUpdatedAt: now(),
-        ...outcome
-      }))
+      store.update(taskId, (task) => {
+        const endedAt = clock.currentTimeMillisUnsafe()
+        const ranMs = Math.max(0, endedAt - Date.parse(task.createdAt))
+        return {
+          taskId: task.taskId,
+          createdAt: task.createdAt,
+          ttlMs: task.ttlMs === null ? null : Math.max(task.ttlMs, ranMs + defaultTtlMs),
+          pollIntervalMs: task.pollIntervalMs,
+          lastUpdatedAt: new Date(endedAt).toISOString(),
+          ...outcome
+        }
+      })
 
     const clientFor = (taskId: string, state: Running, capabilities: ClientCapabilities): Client["Service"] => {
       const occurrences = new Map<string, number>()
@@ -277,6 +283,16 @@ export const make = (options: {
             })
         )
       })
+
+    // A task cancelled through another instance that shares the store: its work stops here too. (Answers given
+    // to another instance, tasks/update, do not reach the work: a shared store carries statuses, not answers.)
+    fork(
+      Stream.runForEach(store.changes, (task) =>
+        task.status === "cancelled"
+          ? Effect.sync(() => running.get(task.taskId)?.fiber?.interruptUnsafe())
+          : Effect.void
+      )
+    )
 
     return { store, start, get, answer, cancel }
   })

@@ -3,9 +3,11 @@
  *
  * @since 0.1.0
  */
+import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import type * as Exit from "effect/Exit"
 import type * as Option from "effect/Option"
 import { AuditLog } from "../AuditLog.ts"
 import type { Client } from "../Client.ts"
@@ -163,13 +165,42 @@ const asTask = (
   runner: Tasks.Runner,
   settled: (
     effect: Effect.Effect<CallToolResult, MissingRequiredClientCapability | Overloaded | TimedOut, RequestContext>
-  ) => Effect.Effect<Method.RawJson, MissingRequiredClientCapability, RequestContext>
+  ) => Effect.Effect<Method.RawJson, MissingRequiredClientCapability, RequestContext>,
+  audit: Option.Option<AuditLog["Service"]>,
+  params: { readonly name: string; readonly arguments?: unknown }
 ): Effect.Effect<Method.RawJson, MissingRequiredClientCapability, RequestContext> => {
   const request = answering.request
   const created = Deferred.makeUnsafe<TaskStore.Task>()
+  // The call is audited when it is answered (outcome "task"); the task's end is a second entry, with the same
+  // correlation id and the task's id: how its work ended (the result's outcome, cancelled, failed).
+  const auditEnd =
+    (started: number, taskId: () => string | undefined) =>
+    <E>(exit: Exit.Exit<CallToolResult, E>) =>
+      audit._tag === "None"
+        ? Effect.void
+        : Effect.flatMap(Clock.currentTimeMillis, (now) =>
+            audit.value.record({
+              time: new Date(now).toISOString(),
+              correlationId: request.correlationId,
+              tool: tool.name,
+              taskId: taskId(),
+              arguments: params.arguments ?? {},
+              outcome:
+                exit._tag === "Success"
+                  ? outcomeOf(exit.value)
+                  : Cause.hasInterruptsOnly(exit.cause)
+                    ? "cancelled"
+                    : "failed",
+              durationMs: now - started,
+              bytesIn: utf8Length(JSON.stringify(params.arguments ?? {})),
+              ...(exit._tag === "Success" ? { bytesOut: utf8Length(JSON.stringify(exit.value)) } : {})
+            })
+          )
   const call: Tasks.TaskCall = {
     start: (work) =>
       Effect.withFiber((fiber) => {
+        let taskId: string | undefined
+        const started = fiber.getRef(Clock.Clock).currentTimeMillisUnsafe()
         const body = executor
           .run(tool.target, tool.finish(work as Effect.Effect<unknown, unknown, never>, { defects: "fail" }))
           .pipe(
@@ -178,12 +209,16 @@ const asTask = (
             Effect.catchTags({
               Overloaded: (error) => Effect.succeed(policyResult(error)),
               TimedOut: (error) => Effect.succeed(policyResult(error))
-            })
+            }),
+            Effect.onExit(auditEnd(started, () => taskId))
           )
         return runner
           .start(body, { capabilities: request.clientCapabilities, tool: tool.name, context: fiber.context })
           .pipe(
-            Effect.flatMap((task) => Deferred.succeed(created, task)),
+            Effect.flatMap((task) => {
+              taskId = task.taskId
+              return Deferred.succeed(created, task)
+            }),
             Effect.andThen(Effect.never)
           )
       })
@@ -281,6 +316,8 @@ export const toolsCall = Method.request("tools/call", {
         const record = request.record
         record.tool = tool.name
         record.capability = tool.capability
+        // Every call is audited when an AuditLog is installed, and gated when a Gate is (both optional).
+        const audit = Context.getOption(context as unknown as Context.Context<AuditLog>, AuditLog)
         // A tool that only runs as a task, for a 2026-07-28 client without the tasks extension: −32021.
         if (
           tool.task === "required" &&
@@ -288,7 +325,10 @@ export const toolsCall = Method.request("tools/call", {
           !Tasks.declared(request.clientCapabilities)
         ) {
           record.outcome = "missing_client_capability"
-          return Effect.fail(Tasks.missingExtension(`The tool ${tool.name}`))
+          const refused = Effect.fail(Tasks.missingExtension(`The tool ${tool.name}`))
+          return audit._tag === "None"
+            ? refused
+            : Effect.andThen(audited(audit.value, params, request, undefined, undefined), refused)
         }
         const answering: Answering = {
           request,
@@ -296,8 +336,6 @@ export const toolsCall = Method.request("tools/call", {
             ? serverInfoOf(Context.get(context as unknown as Context.Context<never>, ServerConfig))
             : undefined
         }
-        // Every call is audited when an AuditLog is installed, and gated when a Gate is (both optional).
-        const audit = Context.getOption(context as unknown as Context.Context<AuditLog>, AuditLog)
         const gate = Context.getOption(context as unknown as Context.Context<Gate>, Gate)
         if (gate._tag === "Some") {
           return gate.value.check({ method: "tools/call", name: tool.name }).pipe(
@@ -391,7 +429,7 @@ const call = (
     runner !== undefined &&
     ProtocolVersion.isModern(request.protocolVersion) &&
     Tasks.declared(request.clientCapabilities)
-      ? asTask(tool, prepared, answering, executor, runner, settled)
+      ? asTask(tool, prepared, answering, executor, runner, settled, audit, params)
       : settled(executor.run(tool.target, prepared, record))
   if (audit._tag === "None") return run
   return Effect.flatMap(Clock.currentTimeMillis, (started) =>
