@@ -18,7 +18,9 @@
  * become the task's input requests (status `input_required`); cancelling
  * the task interrupts its work and everything it started (child processes
  * too). The work runs under the tool's execution policy (its concurrency
- * slot and timeout). See `docs/tasks.md`.
+ * slot, timeout and result size limit); what comes before it takes no slot
+ * (so the call is answered with its task even when every slot is held) and
+ * should stay short. See `docs/tasks.md`.
  *
  * **Example**
  *
