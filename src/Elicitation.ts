@@ -376,7 +376,18 @@ const fieldOf = (key: string, raw: JsonObject, definitions: Definitions, field: 
 
 // The elicitation form schema: a flat object of primitive fields. Anything
 // else is a programming error in the handler, reported as a defect.
+// Computed once per schema: a handler asks with the same schema on every call (and every round replays it).
+const requestedSchemas = new WeakMap<FormSchema, JsonObject>()
 const requestedSchemaOf = (schema: FormSchema): JsonObject => {
+  let found = requestedSchemas.get(schema)
+  if (found === undefined) {
+    found = computeRequestedSchema(schema)
+    requestedSchemas.set(schema, found)
+  }
+  return found
+}
+
+const computeRequestedSchema = (schema: FormSchema): JsonObject => {
   const document = Schema.toJsonSchemaDocument(schema, { includeAnnotationKey: (key) => key === enumNamesKey })
   const definitions = document.definitions
   const top = dereference(document.schema as JsonObject, definitions)

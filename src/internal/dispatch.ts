@@ -57,7 +57,7 @@ export interface RequestEnv {
    * `Client`, `Session` and `ClientLog` of a stateless request); undefined
    * when the context it runs in already has them (a legacy session's).
    */
-  readonly services?: Context.Context<never> | undefined
+  readonly services?: ReadonlyArray<readonly [Context.Key<any, any>, unknown]> | undefined
   /** Where the request's record is kept while it runs, so that cancelling it can mark it ended. */
   readonly records?: Map<string, RequestRecord> | undefined
   /** Turns a handler's result into what goes on the wire (the 2026-07-28 result fields). */
@@ -271,10 +271,7 @@ export const make = (shared: Shared): Dispatch => {
       })
 
     const services = env.services
-    const own =
-      reporter === undefined
-        ? Context.make(RequestContext, request)
-        : Context.make(RequestContext, request).pipe(Context.add(Progress, reporter.service))
+    const own = () => Context.make(RequestContext, request).pipe(Context.add(Progress, reporter!.service))
     // `suspend`: a handler that throws instead of returning an Effect fails
     // this request only, as a defect.
     return Effect.suspend(() => method.handler(decoded.value)).pipe(
@@ -304,15 +301,15 @@ export const make = (shared: Shared): Dispatch => {
       services === undefined
         ? reporter === undefined
           ? Effect.provideService(RequestContext, request)
-          : Effect.provideContext(own)
+          : Effect.provideContext(own())
         : // Added one by one, as overlays on the fiber's context: provideContext (a merge) would copy the whole
           // context, and a new context loses the fiber's cached references.
           (self) =>
             Effect.updateContext(self, (context: Context.Context<any>) => {
-              let next = context
-              for (const [key, value] of services.mapUnsafe) next = Context.addUnsafe(next, key, value)
-              for (const [key, value] of own.mapUnsafe) next = Context.addUnsafe(next, key, value)
-              return next
+              let next: Context.Context<any> = context
+              for (const [key, value] of services) next = Context.add(next, key, value)
+              next = Context.add(next, RequestContext, request)
+              return reporter === undefined ? next : Context.add(next, Progress, reporter.service)
             })
     ) as Effect.Effect<string>
   }

@@ -28,8 +28,19 @@ import * as Stream from "effect/Stream"
 import { Client, ClientRequestFailed, InputKey } from "../Client.ts"
 import { InvalidParams, type McpError } from "../McpError.ts"
 import type { ClientCapabilities } from "../McpSchema.ts"
+import { RequestContext } from "../RequestContext.ts"
 import { type Refusal, RequestStateKeys } from "../RequestState.ts"
 import { digest, open, seal } from "./sealing.ts"
+
+/**
+ * The outcomes a request's record gets when a round ends its handler: it
+ * asked for input nobody gave, or an answer it was given is malformed.
+ */
+export const roundOutcome = ["input_required", "input_response_malformed"] as const
+
+/** Whether a request's outcome says a round ended its handler (an interruption from within that is no defect). */
+export const endedByRound = (outcome: string | undefined): boolean =>
+  outcome === roundOutcome[0] || outcome === roundOutcome[1]
 
 /** The methods a handler may ask the client for, under 2026-07-28. */
 const inputMethods = new Set(["elicitation/create", "sampling/createMessage", "roots/list"])
@@ -242,10 +253,20 @@ export const prepare = (
         )
       // The round ends: the asking fiber interrupts itself, which stops the handler (the handler's
       // structured concurrency interrupts its other fibers; a handler cannot catch it with catch/mapError).
+      // The request's record says why (the tool layer lets such an interruption through without calling it a
+      // defect; the audit log and the request's log line show the outcome).
       const endRound = (why: McpError | "blocked"): Effect.Effect<never> => {
         if (ended !== undefined) return Effect.never
         ended = why
-        return why === "blocked" ? Effect.andThen(settle(asks, 0), Effect.interrupt) : Effect.interrupt
+        const stop = Effect.andThen(
+          Effect.serviceOption(RequestContext).pipe(
+            Effect.map((request) => {
+              if (request._tag === "Some") request.value.record.outcome = roundOutcome[why === "blocked" ? 0 : 1]
+            })
+          ),
+          Effect.interrupt
+        )
+        return why === "blocked" ? Effect.andThen(settle(asks, 0), stop) : stop
       }
 
       const request = (

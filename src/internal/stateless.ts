@@ -224,10 +224,11 @@ export const make = (deps: Deps) => {
         publishRootsChanged: Effect.void,
         pending: () => 0
       })
-      const services = Context.make(Session, session).pipe(
-        Context.add(ClientLog, clientLog),
-        Context.add(Client, client)
-      ) as Context.Context<never>
+      const services: ReadonlyArray<readonly [Context.Key<any, any>, unknown]> = [
+        [Session, session],
+        [ClientLog, clientLog],
+        [Client, client]
+      ]
       const served = method.inputRequests ? withRounds(method, params ?? {}, meta, notify) : method
       return Effect.map(
         dispatch.execute(served, message.id, params, message.bytesIn, {
