@@ -40,6 +40,8 @@ const modernMeta = {
   "io.modelcontextprotocol/clientInfo": { name: "bench", version: "0.1.0" }
 }
 
+const modernMetaMember = `"_meta":${JSON.stringify(modernMeta)}`
+
 /** How much of the child's stderr `HttpPeer.stderr` returns, in characters. */
 const stderrKeep = 4000
 
@@ -165,8 +167,15 @@ export class HttpPeer {
   /** Sends a request; the callback gets its response (or an error response saying what was wrong with the answer). */
   send(method: string, params: unknown, callback: Callback, expect: AnswerType = this.answers): void {
     const id = this.nextId++
-    const sent = this.modern ? { ...(params as Record<string, unknown>), _meta: modernMeta } : params
-    const body = `{"jsonrpc":"2.0","id":${id},"method":${JSON.stringify(method)},"params":${JSON.stringify(sent)}}`
+    // 2026-07-28: `_meta` spliced into the params' JSON (serialized once), as a client that sends it on every
+    // request would do.
+    const json = JSON.stringify(params)
+    const sent = !this.modern
+      ? json
+      : json === "{}"
+        ? `{${modernMetaMember}}`
+        : `${json.slice(0, -1)},${modernMetaMember}}`
+    const body = `{"jsonrpc":"2.0","id":${id},"method":${JSON.stringify(method)},"params":${sent}}`
     // 2026-07-28: the routing headers mirror the body.
     const name = (params as { readonly name?: unknown } | undefined)?.name
     const extra = this.modern
