@@ -900,7 +900,13 @@ export const serve = <R>(
         // A message of protocol 2026-07-28 carries its own context: served without a session.
         if (!batch && isStateless(request, messages[0]!)) {
           const message = messages[0]!
-          if (message._tag === "Request") return yield* statelessRequest(request, response, message, bytes.length)
+          if (message._tag === "Request") {
+            // Served on the scheduler's next turn, not inside the socket's read callback: the requests read in one
+            // turn of the event loop are then served, and answered, together (as a session's fiber does), which
+            // saves both sides wakeups. Measured: about a fifth less server CPU per call at 16 in flight.
+            yield* Effect.yieldNow
+            return yield* statelessRequest(request, response, message, bytes.length)
+          }
           if (message._tag === "Notification") return yield* respond(response, 202, {})
           return yield* reject(
             request,
