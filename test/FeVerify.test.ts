@@ -297,7 +297,11 @@ console.log(JSON.stringify([{ filePath: require("node:path").resolve(args[args.l
         "tsconfig.json": "{}"
       })
       const fe = yield* client(root, { tasks: true })
-      const created = yield* fe.request("tools/call", { name: "fe_verify", arguments: { steps: ["typecheck"] } })
+      const created = yield* fe.request("tools/call", {
+        name: "fe_verify",
+        arguments: { steps: ["typecheck"] },
+        _meta: { progressToken: "verify-1" }
+      })
       assert.strictEqual(created.resultType, "task")
       let task: any
       for (let i = 0; i < 500; i++) {
@@ -308,6 +312,9 @@ console.log(JSON.stringify([{ filePath: require("node:path").resolve(args[args.l
       assert.strictEqual(task.status, "completed")
       assert.strictEqual(task.result.structuredContent.steps[0].status, "error")
       assert.include(task.result.structuredContent.steps[0].detail, "typescript is not installed")
+      // A task sends no progress, even when the call that created it asked for some.
+      const progress = (yield* fe.notifications).filter((n) => n.method === "notifications/progress")
+      assert.deepStrictEqual(progress, [])
     })
   )
 

@@ -12,6 +12,7 @@ import * as Layer from "effect/Layer"
 import * as Ref from "effect/Ref"
 import * as Schema from "effect/Schema"
 import { TestClock } from "effect/testing"
+import { TestCapability } from "../capabilities/conformance/index.ts"
 import * as Capability from "../src/Capability.ts"
 import * as Client from "../src/Client.ts"
 import * as Elicitation from "../src/Elicitation.ts"
@@ -365,6 +366,21 @@ describe("input-required rounds", () => {
       const legacy = yield* TestClient.make(Rounds, { protocolVersion: "2025-11-25" })
       const result = yield* legacy.callTool("rounds_needs_model")
       assert.strictEqual(TestClient.errorCode(result), "ClientCapabilityMissing")
+    }).pipe(Effect.scoped)
+  )
+
+  it.effect("the conformance fixtures' questions are −32021 too for a client that lacks the capability", () =>
+    Effect.gen(function* () {
+      const client = yield* TestClient.make(TestCapability, { protocolVersion: modern })
+      for (const [tool, capability] of [
+        ["test_input_required_result_elicitation", { elicitation: {} }],
+        ["test_input_required_result_sampling", { sampling: {} }],
+        ["test_input_required_result_list_roots", { roots: {} }]
+      ] as const) {
+        const error = yield* Effect.flip(client.callTool(tool))
+        assert.strictEqual(error.code, -32021, tool)
+        assert.deepStrictEqual((error.data as any).requiredCapabilities, capability)
+      }
     }).pipe(Effect.scoped)
   )
 

@@ -41,8 +41,7 @@ export const confirmDelete = Tool.make("confirm_delete", {
       ).pipe(
         Effect.map((answer) =>
           answer.action === "accept" && answer.content.confirm ? `Deleted ${filename}` : `Not deleted: ${filename}`
-        ),
-        Effect.mapError((error) => new Tool.ToolError({ message: `Could not ask the user: ${error.message}` }))
+        )
       )
     )
   )

@@ -53,10 +53,7 @@ export const inputRequiredCapabilities = Tool.make("input_required_result_capabi
             : Effect.succeed("model: (the client has no model for the server)")
         ],
         { concurrency: "unbounded" }
-      ).pipe(
-        Effect.map((lines) => lines.join("\n")),
-        Effect.mapError((error) => new Tool.ToolError({ message: `Asking the client failed: ${error.message}` }))
-      )
+      ).pipe(Effect.map((lines) => lines.join("\n")))
     })
   )
 )

@@ -35,8 +35,7 @@ export const inputRequiredElicitation = Tool.make("input_required_result_elicita
       Client.inputKey("user_name"),
       Effect.map((answer) =>
         answer.action === "accept" ? `Hello, ${answer.content.name}!` : `No name (${answer.action})`
-      ),
-      Effect.mapError((error) => new Tool.ToolError({ message: `Elicitation failed: ${error.message}` }))
+      )
     )
   )
 )

@@ -29,8 +29,7 @@ export const inputRequiredListRoots = Tool.make("input_required_result_list_root
   Tool.handle(() =>
     Roots.list.pipe(
       Client.inputKey("client_roots"),
-      Effect.map((roots) => `Roots: ${roots.map((root) => root.uri).join(", ") || "(none)"}`),
-      Effect.mapError((error) => new Tool.ToolError({ message: `Listing roots failed: ${error.message}` }))
+      Effect.map((roots) => `Roots: ${roots.map((root) => root.uri).join(", ") || "(none)"}`)
     )
   )
 )

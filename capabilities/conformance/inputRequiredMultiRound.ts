@@ -42,6 +42,6 @@ export const inputRequiredMultiRound = Tool.make("input_required_result_multi_ro
       ).pipe(Client.inputKey("step2"))
       if (second.action !== "accept") return `Stopped at step 2 (${second.action})`
       return `${first.content.name} likes ${second.content.color}`
-    }).pipe(Effect.mapError((error) => new Tool.ToolError({ message: `Elicitation failed: ${error.message}` })))
+    })
   )
 )

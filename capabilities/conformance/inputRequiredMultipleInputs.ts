@@ -52,8 +52,7 @@ export const inputRequiredMultipleInputs = Tool.make("input_required_result_mult
           `greeting: ${greeting.content.type === "text" ? greeting.content.text : greeting.content.type}`,
           `roots: ${roots.map((root) => root.uri).join(", ") || "(none)"}`
         ].join("\n")
-      ),
-      Effect.mapError((error) => new Tool.ToolError({ message: `Asking the client failed: ${error.message}` }))
+      )
     )
   )
 )

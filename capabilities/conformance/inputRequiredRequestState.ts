@@ -35,8 +35,7 @@ export const inputRequiredRequestState = Tool.make("input_required_result_reques
       Client.inputKey("confirm"),
       Effect.map((answer) =>
         answer.action === "accept" ? `state-ok: confirmed=${answer.content.ok}` : `state-ok: ${answer.action}`
-      ),
-      Effect.mapError((error) => new Tool.ToolError({ message: `Elicitation failed: ${error.message}` }))
+      )
     )
   )
 )

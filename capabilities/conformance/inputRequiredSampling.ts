@@ -35,8 +35,7 @@ export const inputRequiredSampling = Tool.make("input_required_result_sampling",
       Client.inputKey("capital_question"),
       Effect.map(
         (reply) => `The model answered: ${reply.content.type === "text" ? reply.content.text : reply.content.type}`
-      ),
-      Effect.mapError((error) => new Tool.ToolError({ message: `Sampling failed: ${error.message}` }))
+      )
     )
   )
 )

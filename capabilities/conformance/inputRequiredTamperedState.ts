@@ -31,8 +31,7 @@ export const inputRequiredTamperedState = Tool.make("input_required_result_tampe
 }).pipe(
   Tool.handle(() =>
     Elicitation.form("Confirm the operation", Schema.Struct({ ok: Schema.Boolean })).pipe(
-      Effect.map((answer) => (answer.action === "accept" ? `confirmed=${answer.content.ok}` : answer.action)),
-      Effect.mapError((error) => new Tool.ToolError({ message: `Elicitation failed: ${error.message}` }))
+      Effect.map((answer) => (answer.action === "accept" ? `confirmed=${answer.content.ok}` : answer.action))
     )
   )
 )

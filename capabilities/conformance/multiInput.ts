@@ -45,8 +45,7 @@ export const multiInput = Tool.make("multi_input", {
       ).pipe(
         Effect.map((answers) =>
           answers.map((answer) => (answer.action === "accept" ? answer.content.name : answer.action)).join(", ")
-        ),
-        Effect.mapError((error) => new Tool.ToolError({ message: `Could not ask the user: ${error.message}` }))
+        )
       )
     )
   )

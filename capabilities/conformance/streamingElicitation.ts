@@ -38,6 +38,6 @@ export const streamingElicitation = Tool.make("streaming_elicitation", {
         Schema.Struct({ ok: Schema.Boolean.annotate({ title: "Continue" }) })
       )
       return answer.action === "accept" && answer.content.ok ? "Continued" : "Stopped"
-    }).pipe(Effect.mapError((error) => new Tool.ToolError({ message: `Elicitation failed: ${error.message}` })))
+    })
   )
 )

@@ -39,6 +39,6 @@ export const toolWithTask = Tool.make("tool_with_task", {
       )
       const name = answer.action === "accept" ? answer.content.name : "stranger"
       return yield* Task.background(Effect.as(Effect.sleep("200 millis"), `Hello, ${name}!`))
-    }).pipe(Effect.mapError((error) => new Tool.ToolError({ message: `Could not ask the user: ${error.message}` })))
+    })
   )
 )

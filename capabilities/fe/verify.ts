@@ -559,7 +559,6 @@ export const makeVerify = (settings: FeSettingsShape): Tool.Handled<CommandRunne
       Effect.fnUntraced(function* ({ files = [], maxProblems = 50, steps: chosen, timeoutMs }) {
         const state = yield* FeState
         const workspace = yield* Workspace
-        const progress = yield* Progress
         const project = yield* state.project
         const normalized: Array<string> = []
         for (const file of files) {
@@ -594,6 +593,9 @@ export const makeVerify = (settings: FeSettingsShape): Tool.Handled<CommandRunne
         // once and tasks/get follows it (tasks/cancel stops the running tool and every process it started).
         return yield* Task.background(
           Effect.gen(function* () {
+            // Read inside the task's work: a task's Progress is disabled (a task sends no notifications), the
+            // request's would report on the call that created the task.
+            const progress = yield* Progress
             const outcomes: Array<StepOutcome> = []
             for (const [index, step] of selected.entries()) {
               yield* progress.report({ progress: index * 2, total: selected.length * 2, message: `${step}: running` })
