@@ -9,6 +9,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Logger from "effect/Logger"
 import * as Ref from "effect/Ref"
 import * as Schema from "effect/Schema"
 import { TestClock } from "effect/testing"
@@ -18,6 +19,7 @@ import * as Client from "../src/Client.ts"
 import * as Elicitation from "../src/Elicitation.ts"
 import * as Prompt from "../src/Prompt.ts"
 import * as RequestState from "../src/RequestState.ts"
+import * as Resource from "../src/Resource.ts"
 import * as Roots from "../src/Roots.ts"
 import * as Sampling from "../src/Sampling.ts"
 import * as TestClient from "../src/testing/TestClient.ts"
@@ -112,9 +114,21 @@ const askingPrompt = Prompt.make("asking", { description: "Asks what to focus on
   )
 )
 
+const askingResource = Resource.make("asked", { uri: "rounds://asked", description: "Asks what to show" }).pipe(
+  Resource.handle(() =>
+    Effect.map(Elicitation.form("Focus?", Schema.Struct({ focus: Schema.String })), (answer) =>
+      answer.action === "accept" ? `Showing ${answer.content.focus}` : "Nothing"
+    )
+  )
+)
+
 const Rounds = Capability.make(
   { id: "rounds", description: "Tools that ask the client", version: "1.0.0" },
-  Effect.succeed({ tools: [greet, counted, twoSteps, threeAtOnce, needsModel, echoArg], prompts: [askingPrompt] })
+  Effect.succeed({
+    tools: [greet, counted, twoSteps, threeAtOnce, needsModel, echoArg],
+    prompts: [askingPrompt],
+    resources: [askingResource]
+  })
 )
 
 const answers = {
@@ -202,13 +216,26 @@ describe("input-required rounds", () => {
     }).pipe(Effect.scoped)
   )
 
-  it.effect("prompts/get asks in rounds too", () =>
+  it.effect("prompts/get and resources/read ask in rounds too; a round is no defect (nothing logged at Error)", () =>
     Effect.gen(function* () {
-      const client = yield* TestClient.make(Rounds, { protocolVersion: modern, ...answers })
+      const errors: Array<string> = []
+      const client = yield* TestClient.make(Rounds, { protocolVersion: modern, ...answers }).pipe(
+        Effect.provide(
+          Logger.layer([
+            Logger.make((options) => {
+              if (options.logLevel === "Error") errors.push(String(options.message))
+            })
+          ])
+        )
+      )
       const result = yield* client.getPrompt("rounds_asking")
       assert.strictEqual(result.resultType, "complete")
       assert.strictEqual(result.messages[0].content.text, "Focus on tests")
-      assert.strictEqual((yield* client.rounds).length, 1)
+      const read = yield* client.request("resources/read", { uri: "rounds://asked" })
+      assert.strictEqual(read.contents[0].text, "Showing tests")
+      assert.strictEqual((yield* client.rounds).length, 2)
+      yield* client.callTool("rounds_greet")
+      assert.deepStrictEqual(errors, [])
     }).pipe(Effect.scoped)
   )
 

@@ -127,4 +127,23 @@ describe("tasks across servers that share a store", () => {
       )
     }).pipe(Effect.scoped)
   )
+
+  it.effect("a task cut off by the server's end is settled failed in a store that outlives the server", () =>
+    Effect.gen(function* () {
+      const gate = yield* Deferred.make<string>()
+      const store = yield* TaskStore.makeMemory
+      const taskId = yield* Effect.scoped(
+        Effect.gen(function* () {
+          const server = yield* makeServer(makeJobs(gate)).pipe(Effect.provideService(TaskStore.TaskStore, store))
+          const created = (yield* server.request("tools/call", { name: "jobs_wait", _meta: withTasks })).response.result
+          assert.strictEqual(created.status, "working")
+          return created.taskId as string
+        })
+      )
+      const task = yield* store.get(taskId)
+      assert.strictEqual(task?.status, "failed")
+      assert.include(task?.statusMessage ?? "", "the server shut down")
+      assert.strictEqual(task?.error?.code, -32603)
+    }).pipe(Effect.scoped)
+  )
 })

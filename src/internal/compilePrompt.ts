@@ -28,6 +28,7 @@ import {
 } from "./compileTool.ts"
 import { type Complete, makeComplete } from "./completion.ts"
 import { downgradeContent } from "./content.ts"
+import { unlessRoundEnded } from "./mrtr.ts"
 
 /** A `prompts/get` result. */
 export interface GetPromptResult {
@@ -171,14 +172,17 @@ export const compilePrompt = (
               new InvalidParams({ message: describeFailure(failure.value), data: { prompt: publicName } })
             )
           }
-          return Effect.flatMap(Effect.service(RequestContext), (request) =>
-            Effect.andThen(
-              Effect.logError(`prompt ${publicName} failed with a defect`, {
-                prompt: publicName,
-                correlation_id: request.correlationId,
-                cause: Cause.pretty(cause)
-              }),
-              Effect.fail(new InternalError({ correlationId: request.correlationId }))
+          return unlessRoundEnded(
+            cause,
+            Effect.flatMap(Effect.service(RequestContext), (request) =>
+              Effect.andThen(
+                Effect.logError(`prompt ${publicName} failed with a defect`, {
+                  prompt: publicName,
+                  correlation_id: request.correlationId,
+                  cause: Cause.pretty(cause)
+                }),
+                Effect.fail(new InternalError({ correlationId: request.correlationId }))
+              )
             )
           )
         }

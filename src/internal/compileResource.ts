@@ -30,6 +30,7 @@ import {
 } from "./compileTool.ts"
 import { type Complete, makeComplete } from "./completion.ts"
 import { parse, TemplateError, type Value } from "./uriTemplate.ts"
+import { unlessRoundEnded } from "./mrtr.ts"
 
 /** A `resources/read` result. */
 export interface ReadResourceResult {
@@ -189,7 +190,10 @@ const makeRead = (
             new RequestFailed({ message: `Reading ${uri} failed: ${message}`, data: { uri, resource: publicName } })
           )
         }
-        return defect(`resource ${publicName} failed with a defect`, { resource: publicName, uri }, cause)
+        return unlessRoundEnded(
+          cause,
+          defect(`resource ${publicName} failed with a defect`, { resource: publicName, uri }, cause)
+        )
       })
     ) as Effect.Effect<ReadResourceResult, McpError, RequestContext>
 }

@@ -27,7 +27,7 @@ import * as ProtocolVersion from "../ProtocolVersion.ts"
 import type { Era } from "../ProtocolVersion.ts"
 import { RequestContext } from "../RequestContext.ts"
 import * as Confirmation from "./confirm.ts"
-import { endedByRound } from "./mrtr.ts"
+import { unlessRoundEnded } from "./mrtr.ts"
 import type * as Tool from "../Tool.ts"
 import type { HeaderParam } from "./routingHeaders.ts"
 
@@ -551,12 +551,7 @@ export const compileTool = (
     // Only a self-inflicted interruption gets here: a request interrupted from
     // outside (cancelled, shut down) never runs this continuation.
     if (Cause.hasInterruptsOnly(cause)) {
-      // An input-required round ends the handler this way (2026-07-28): the round answers the request.
-      return Effect.flatMap(Effect.service(RequestContext), (request) =>
-        endedByRound(request.record.outcome)
-          ? Effect.failCause(cause as Cause.Cause<never>)
-          : reportDefect(`tool ${publicName} was interrupted from within`, cause)
-      )
+      return unlessRoundEnded(cause, reportDefect(`tool ${publicName} was interrupted from within`, cause))
     }
     const failure = Cause.findErrorOption(cause)
     if (failure._tag === "Some" && !Cause.hasDies(cause)) {

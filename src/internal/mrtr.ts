@@ -22,6 +22,7 @@
  *
  * @internal
  */
+import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
@@ -36,11 +37,26 @@ import { digest, open, seal } from "./sealing.ts"
  * The outcomes a request's record gets when a round ends its handler: it
  * asked for input nobody gave, or an answer it was given is malformed.
  */
-export const roundOutcome = ["input_required", "input_response_malformed"] as const
+const roundOutcome = ["input_required", "input_response_malformed"] as const
 
-/** Whether a request's outcome says a round ended its handler (an interruption from within that is no defect). */
-export const endedByRound = (outcome: string | undefined): boolean =>
-  outcome === roundOutcome[0] || outcome === roundOutcome[1]
+/**
+ * A handler's failure as the tool, prompt and resource layers see it: when an
+ * input-required round ended the handler (an interruption from within, the
+ * request's record saying so), the cause goes on untouched — the round
+ * answers the request; anything else is `otherwise`'s to handle.
+ */
+export const unlessRoundEnded = <A, E, R>(
+  cause: Cause.Cause<unknown>,
+  otherwise: Effect.Effect<A, E, R>
+): Effect.Effect<A, E, R> =>
+  Cause.hasInterruptsOnly(cause)
+    ? Effect.flatMap(Effect.serviceOption(RequestContext), (request) => {
+        const outcome = request._tag === "Some" ? request.value.record.outcome : undefined
+        return outcome === roundOutcome[0] || outcome === roundOutcome[1]
+          ? Effect.failCause(cause as Cause.Cause<never>)
+          : otherwise
+      })
+    : otherwise
 
 /** The methods a handler may ask the client for, under 2026-07-28. */
 const inputMethods = new Set(["elicitation/create", "sampling/createMessage", "roots/list"])

@@ -193,8 +193,8 @@ export const make = (options: {
               if (Cause.hasInterruptsOnly(cause)) {
                 return settle(taskId, {
                   status: "failed",
-                  statusMessage: "The task's work was interrupted: the server shut down before it ended.",
-                  error: { code: -32603, message: "The server shut down before the task ended." }
+                  statusMessage: "The task's work interrupted itself.",
+                  error: { code: -32603, message: "The task's work interrupted itself before it ended." }
                 })
               }
               const failure = Cause.findErrorOption(cause)
@@ -215,6 +215,16 @@ export const make = (options: {
               tool,
               status: ended?.status,
               elapsed_ms: clock.currentTimeMillisUnsafe() - started
+            })
+          ),
+          // Interrupted from outside, the work runs no recovery: a cancelled task is already settled (settle leaves
+          // it), one cut off by the server's end is settled here, so a store that outlives the process does not
+          // keep it working for ever.
+          Effect.onInterrupt(() =>
+            settle(taskId, {
+              status: "failed",
+              statusMessage: "The task's work was interrupted: the server shut down before it ended.",
+              error: { code: -32603, message: "The server shut down before the task ended." }
             })
           ),
           Effect.ensuring(Effect.sync(() => running.delete(taskId)))
