@@ -68,6 +68,7 @@ import { Executor, make as makeExecutor } from "./Executor.ts"
 import * as Connection from "./internal/connection.ts"
 import * as Dispatch from "./internal/dispatch.ts"
 import { Closing } from "./internal/lifecycle.ts"
+import { serverInfoOf } from "./internal/modern.ts"
 import * as Tasks from "./internal/tasks.ts"
 import * as Stateless from "./internal/stateless.ts"
 import { Kernel } from "./Kernel.ts"
@@ -342,10 +343,7 @@ export const make = <const Methods extends ReadonlyArray<Method.Any> = typeof de
       dispatch,
       methods: modern,
       kernel,
-      serverInfo:
-        config.title === undefined
-          ? { name: config.name, version: config.version }
-          : { name: config.name, version: config.version, title: config.title },
+      serverInfo: serverInfoOf(config),
       fork: runFork,
       correlationId: () => `${prefix}-${(++sequence).toString(36)}`
     })
@@ -379,7 +377,6 @@ export const make = <const Methods extends ReadonlyArray<Method.Any> = typeof de
         stateless: serve,
         modernOnly: (name) => (modern.has(name) && !legacy.has(name)) || kernel.extensionMethod(name) !== undefined,
         kernel,
-        executor,
         clientLogLevel: policy.clientLogLevel,
         shutdownGraceMs: config.shutdownGraceMs,
         interruptWaitMs,

@@ -26,7 +26,6 @@ import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import { Client } from "../Client.ts"
 import { ClientLog, severity } from "../ClientLog.ts"
-import type { Executor } from "../Executor.ts"
 import type { Kernel } from "../Kernel.ts"
 import { InvalidRequest, MethodNotFound, ParseError } from "../McpError.ts"
 import type { LoggingLevel, LoggingMessageParams, RequestId } from "../McpSchema.ts"
@@ -57,7 +56,6 @@ export interface Deps {
   /** Serves a request that carries its own context (2026-07-28). */
   readonly stateless: (message: Stateless.Incoming, origin: Stateless.Origin) => Effect.Effect<Stateless.Answer>
   readonly kernel: Kernel["Service"]
-  readonly executor: Executor["Service"]
   /** The client log level when the client chose none (the policy's). */
   readonly clientLogLevel: LoggingLevel
   readonly shutdownGraceMs: number
@@ -251,7 +249,7 @@ export const serve = (deps: Deps): Effect.Effect<void, never, Transport | Scope.
           Effect.logError(`${message.method} handler failed`, { method: message.method, cause: Cause.pretty(cause) })
         )
       )
-      if (handler.inline) return Effect.provideContext(handled, context)
+      if (handler.inline) return handled
       // In a fiber of its own: it may wait on the client, whose answer the
       // read loop must stay free to read. The shutdown drain waits for it.
       inFlight.fork(`notification:${++notificationCount}`, handled)
@@ -388,7 +386,7 @@ export const serve = (deps: Deps): Effect.Effect<void, never, Transport | Scope.
       const message = classify(value)
       if (message._tag !== "Request") return respondTo(message, frame.bytes)
       if (requests.get(message.method)?.sequential === true && !Meta.namesVersion(message.params)) {
-        return Effect.provideContext(respondTo(message, frame.bytes), context)
+        return respondTo(message, frame.bytes)
       }
       const key = requestKey(message.id)
       if (inFlight.has(key)) {
@@ -466,5 +464,9 @@ export const serve = (deps: Deps): Effect.Effect<void, never, Transport | Scope.
       // sequential method (initialize) makes the loop wait before the next one.
       if (frames.length === 1) return onFrame(frames[0])
       return Effect.forEach(frames, onFrame, { discard: true })
-    }).pipe(Effect.ensuring(drain))
+    }).pipe(
+      // What runs in the read loop itself (inline notifications, initialize) gets the connection's services.
+      Effect.provideContext(context),
+      Effect.ensuring(drain)
+    )
   })

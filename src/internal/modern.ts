@@ -31,15 +31,17 @@ const infos = new WeakMap<ServerConfigShape, Implementation>()
 /** Who may keep a cached result: anyone (`public`), or the same authorization context (`private`). */
 export type CacheScope = "public" | "private"
 
-const prefixes = new WeakMap<ServerConfigShape, string>()
-const metaMember = (config: ServerConfigShape): string => {
-  let member = prefixes.get(config)
+/** `"_meta":{"io.modelcontextprotocol/serverInfo":…}`, serialized once per server identity. */
+export const serverInfoMember = (serverInfo: Implementation): string => {
+  let member = members.get(serverInfo)
   if (member === undefined) {
-    member = `"_meta":${JSON.stringify({ [metaKey.serverInfo]: serverInfoOf(config) })}`
-    prefixes.set(config, member)
+    member = `"_meta":${JSON.stringify({ [metaKey.serverInfo]: serverInfo })}`
+    members.set(serverInfo, member)
   }
   return member
 }
+const members = new WeakMap<Implementation, string>()
+const metaMember = (config: ServerConfigShape): string => serverInfoMember(serverInfoOf(config))
 
 /**
  * A serialized result (an object's JSON) as the request's revision wants it:

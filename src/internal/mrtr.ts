@@ -29,6 +29,8 @@ import * as Stream from "effect/Stream"
 import { Client, ClientRequestFailed, InputKey } from "../Client.ts"
 import { InvalidParams, type McpError } from "../McpError.ts"
 import type { ClientCapabilities } from "../McpSchema.ts"
+import { canonicalJson } from "../AuditLog.ts"
+import type { ProtocolVersion } from "../ProtocolVersion.ts"
 import { RequestContext } from "../RequestContext.ts"
 import { type Refusal, RequestStateKeys } from "../RequestState.ts"
 import { digest, open, seal } from "./sealing.ts"
@@ -58,23 +60,9 @@ export const unlessRoundEnded = <A, E, R>(
       })
     : otherwise
 
-/** The methods a handler may ask the client for, under 2026-07-28. */
-const inputMethods = new Set(["elicitation/create", "sampling/createMessage", "roots/list"])
-
-/** JSON with object keys in sorted order: the same value always gives the same text. */
-export const canonicalJson = (value: unknown): string => {
-  if (value === null || typeof value !== "object") return JSON.stringify(value) ?? "null"
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`
-  const entries = Object.keys(value)
-    .filter((key) => (value as Record<string, unknown>)[key] !== undefined)
-    .sort()
-    .map((key) => `${JSON.stringify(key)}:${canonicalJson((value as Record<string, unknown>)[key])}`)
-  return `{${entries.join(",")}}`
-}
-
 // A fast 53-bit hash (cyrb53): names input requests; not a security boundary
 // (the answers it names travel inside the sealed state).
-export const hash53 = (text: string): string => {
+const hash53 = (text: string): string => {
   let h1 = 0xdeadbeef
   let h2 = 0x41c6ce57
   for (let i = 0; i < text.length; i++) {
@@ -87,10 +75,40 @@ export const hash53 = (text: string): string => {
   return (4294967296 * (2097151 & h2) + (h1 >>> 0)).toString(36)
 }
 
-export const keyPrefix: Record<string, string | undefined> = {
+// The methods a handler may ask a 2026-07-28 client, and the prefix of the keys their questions are filed under.
+const keyPrefix: Readonly<Record<string, string>> = {
   "elicitation/create": "elicitation",
   "sampling/createMessage": "sampling",
   "roots/list": "roots"
+}
+
+/**
+ * A question a handler asks a 2026-07-28 client (in a round or inside a
+ * task): its hash (what an answer recorded for it is checked against) and
+ * the key derived from it, or why it cannot be asked at all.
+ */
+export const questionOf = (
+  method: string,
+  params: Record<string, unknown>
+): { readonly hash: string; readonly key: string } | ClientRequestFailed => {
+  const prefix = keyPrefix[method]
+  if (prefix === undefined) {
+    return new ClientRequestFailed({
+      method,
+      message:
+        `${method} cannot be asked of a 2026-07-28 client: only elicitation/create, sampling/createMessage and ` +
+        `roots/list travel as input requests.`
+    })
+  }
+  const hash = hash53(`${method}\n${canonicalJson(params)}`)
+  return { hash, key: `${prefix}-${hash}` }
+}
+
+/** `key`, or `key-2`, `key-3`… when it was given before (the same question asked again). */
+export const numbered = (seen: Map<string, number>, key: string): string => {
+  const count = (seen.get(key) ?? 0) + 1
+  seen.set(key, count)
+  return count === 1 ? key : `${key}-${count}`
 }
 
 /** What the sealed state holds (short keys: it travels on every retry). */
@@ -190,7 +208,7 @@ export interface Round {
 export const prepare = (
   method: string,
   params: { readonly [key: string]: unknown },
-  clientCapabilities: ClientCapabilities,
+  peer: { readonly protocolVersion: ProtocolVersion; readonly capabilities: ClientCapabilities },
   notify: (method: string, params?: Record<string, unknown>) => Effect.Effect<void>
 ): Effect.Effect<Round, InvalidParams> => {
   const responses = params.inputResponses
@@ -292,24 +310,10 @@ export const prepare = (
         Effect.flatMap(
           Effect.service(InputKey),
           (chosen): Effect.Effect<Record<string, unknown>, ClientRequestFailed> => {
-            if (!inputMethods.has(inputMethod)) {
-              return Effect.fail(
-                new ClientRequestFailed({
-                  method: inputMethod,
-                  message:
-                    `${inputMethod} cannot be asked of a 2026-07-28 client: only elicitation/create, ` +
-                    `sampling/createMessage and roots/list travel in input-required results.`
-                })
-              )
-            }
-            const hash = hash53(`${inputMethod}\n${canonicalJson(inputParams)}`)
-            let key = chosen
-            if (key === undefined) {
-              const base = `${keyPrefix[inputMethod]}-${hash}`
-              const seen = (occurrences.get(base) ?? 0) + 1
-              occurrences.set(base, seen)
-              key = seen === 1 ? base : `${base}-${seen}`
-            }
+            const question = questionOf(inputMethod, inputParams)
+            if (question instanceof ClientRequestFailed) return Effect.fail(question)
+            const hash = question.hash
+            const key = chosen ?? numbered(occurrences, question.key)
             const answer = answers.get(key)
             // An answer recorded for another question under the same key is not this one's.
             if (answer !== undefined && (answer.hash === undefined || answer.hash === hash)) {
@@ -334,8 +338,8 @@ export const prepare = (
         )
 
       const client = Client.of({
-        capabilities: () => clientCapabilities,
-        protocolVersion: () => "2026-07-28",
+        capabilities: () => peer.capabilities,
+        protocolVersion: () => peer.protocolVersion,
         request,
         notify,
         rootsChanged: Stream.empty,

@@ -32,6 +32,7 @@ import type { Dispatch } from "./dispatch.ts"
 import { errorLine, notificationLine } from "./jsonRpc.ts"
 import { jsonSafe } from "./jsonSafe.ts"
 import * as Meta from "./meta.ts"
+import { serverInfoMember } from "./modern.ts"
 import * as Mrtr from "./mrtr.ts"
 import * as RoutingHeaders from "./routingHeaders.ts"
 
@@ -95,9 +96,8 @@ const codeOf = (line: string, id: RequestId): number | undefined => {
 /** Builds the stateless path of a server. */
 export const make = (deps: Deps) => {
   const { dispatch, kernel, methods } = deps
-  const serverInfoJson = JSON.stringify(deps.serverInfo)
   const serverInfoMeta = { [Meta.metaKey.serverInfo]: deps.serverInfo }
-  const rawPrefix = `{"resultType":"complete","_meta":{${JSON.stringify(Meta.metaKey.serverInfo)}:${serverInfoJson}},`
+  const rawPrefix = `{"resultType":"complete",${serverInfoMember(deps.serverInfo)},`
 
   // `resultType` and the server's identity on every result.
   const shape = (result: unknown): unknown => {
@@ -271,27 +271,35 @@ export const make = (deps: Deps) => {
   ): Method.Request => ({
     ...method,
     handler: (decoded) =>
-      Effect.flatMap(Mrtr.prepare(method.name, raw, meta.clientCapabilities, notify), (round) => {
-        // However the handler ended (a round ends it with an interruption; a handler may also have
-        // turned that into a result of its own), an ended round decides the answer.
-        const decide = <A, E>(
-          outcome: Effect.Effect<A, E>
-        ): Effect.Effect<A | Record<string, unknown>, E | McpError, RequestContext> => {
-          const ended = round.ended()
-          if (ended === undefined) return outcome
-          if (ended !== "blocked") return Effect.fail(ended)
-          return Effect.flatMap(Effect.service(RequestContext), (request) => {
-            request.record.outcome = "input_required"
-            return round.result
-          })
+      Effect.flatMap(
+        Mrtr.prepare(
+          method.name,
+          raw,
+          // Checked: a modern revision (requests of other revisions are refused before).
+          {
+            protocolVersion: meta.protocolVersion as ProtocolVersion.ProtocolVersion,
+            capabilities: meta.clientCapabilities
+          },
+          notify
+        ),
+        (round) => {
+          // However the handler ended (a round ends it with an interruption; a handler may also have
+          // turned that into a result of its own), an ended round decides the answer.
+          const decide = <A, E>(
+            outcome: Effect.Effect<A, E>
+          ): Effect.Effect<A | Record<string, unknown>, E | McpError> => {
+            // The round noted the outcome on the request's record when it ended the handler.
+            const ended = round.ended()
+            return ended === undefined ? outcome : ended === "blocked" ? round.result : Effect.fail(ended)
+          }
+          return Effect.provideService(method.handler(decoded), Client, round.client).pipe(
+            Effect.matchCauseEffect({
+              onFailure: (cause) => decide(Effect.failCause(cause)),
+              onSuccess: (value) => decide(Effect.succeed(value))
+            })
+          )
         }
-        return Effect.provideService(method.handler(decoded), Client, round.client).pipe(
-          Effect.matchCauseEffect({
-            onFailure: (cause) => decide(Effect.failCause(cause)),
-            onSuccess: (value) => decide(Effect.succeed(value))
-          })
-        )
-      })
+      )
   })
 
   return serve

@@ -31,18 +31,19 @@ import {
   toJsonRpcError
 } from "../McpError.ts"
 import type { CallToolResult, ClientCapabilities } from "../McpSchema.ts"
+import type { ProtocolVersion } from "../ProtocolVersion.ts"
 import { disabled as disabledProgress, Progress } from "../Progress.ts"
 import { isTerminal, type Task, type TaskStore } from "../TaskStore.ts"
-import { answerProblem, canonicalJson, hash53, keyPrefix } from "./mrtr.ts"
+import { answerProblem, numbered, questionOf } from "./mrtr.ts"
 
 /** The extension's identifier. */
 export const extensionId = "io.modelcontextprotocol/tasks"
 
 /** How long a task is kept, from its creation: one hour, and at least that long after it ended. */
-export const defaultTtlMs = 60 * 60 * 1000
+const defaultTtlMs = 60 * 60 * 1000
 
 /** How often a client may usefully poll a task. */
-export const pollIntervalMs = 500
+const pollIntervalMs = 500
 
 /** Whether the client of a request declared the tasks extension. */
 export const declared = (capabilities: ClientCapabilities): boolean => {
@@ -84,6 +85,8 @@ export interface Runner {
     work: Effect.Effect<CallToolResult, MissingRequiredClientCapability, any>,
     options: {
       readonly capabilities: ClientCapabilities
+      /** The revision of the request that created the task (what its work's `Client` says it speaks). */
+      readonly protocolVersion: ProtocolVersion
       readonly tool: string
       /** The services the work runs with (the handler's): the task's own replace the request's. */
       readonly context: Context.Context<never>
@@ -125,11 +128,16 @@ export const make = (options: {
         }
       })
 
-    const clientFor = (taskId: string, state: Running, capabilities: ClientCapabilities): Client["Service"] => {
+    const clientFor = (
+      taskId: string,
+      state: Running,
+      capabilities: ClientCapabilities,
+      protocolVersion: ProtocolVersion
+    ): Client["Service"] => {
       const occurrences = new Map<string, number>()
       return Client.of({
         capabilities: () => capabilities,
-        protocolVersion: () => "2026-07-28",
+        protocolVersion: () => protocolVersion,
         // A task sends no notifications (no progress, no log messages).
         notify: () => Effect.void,
         rootsChanged: Stream.empty,
@@ -137,19 +145,10 @@ export const make = (options: {
         pending: () => state.waiting.size,
         request: (method, params) =>
           Effect.flatMap(Effect.service(InputKey), (chosen) => {
-            if (keyPrefix[method] === undefined) {
-              return Effect.fail(
-                new ClientRequestFailed({
-                  method,
-                  message: `${method} cannot be asked of a 2026-07-28 client: only elicitation/create, sampling/createMessage and roots/list can.`
-                })
-              )
-            }
+            const question = questionOf(method, params)
+            if (question instanceof ClientRequestFailed) return Effect.fail(question)
             // Keys are unique over the task's lifetime: the same question asked again gets a new one.
-            const base = chosen ?? `${keyPrefix[method]}-${hash53(`${method}\n${canonicalJson(params)}`)}`
-            const seen = (occurrences.get(base) ?? 0) + 1
-            occurrences.set(base, seen)
-            const key = seen === 1 ? base : `${base}-${seen}`
+            const key = numbered(occurrences, chosen ?? question.key)
             const answer = Deferred.makeUnsafe<Record<string, unknown>>()
             state.waiting.set(key, answer)
             return store
@@ -167,7 +166,7 @@ export const make = (options: {
       })
     }
 
-    const start: Runner["start"] = (work, { capabilities, context, tool }) =>
+    const start: Runner["start"] = (work, { capabilities, context, protocolVersion, tool }) =>
       Effect.gen(function* () {
         const taskId = crypto.randomUUID()
         const createdAt = now()
@@ -185,7 +184,9 @@ export const make = (options: {
         running.set(taskId, state)
         const started = clock.currentTimeMillisUnsafe()
         const body = work.pipe(
-          Effect.provideContext(Context.add(detached(context), Client, clientFor(taskId, state, capabilities))),
+          Effect.provideContext(
+            Context.add(detached(context), Client, clientFor(taskId, state, capabilities, protocolVersion))
+          ),
           Effect.matchCauseEffect({
             onSuccess: (result) =>
               settle(taskId, { status: "completed", result: { resultType: "complete", ...result } }),
@@ -330,7 +331,7 @@ export const CurrentTaskCall = Context.Reference<TaskCall | undefined>("effect-m
 })
 
 /** The services a task's work runs without: no progress, no log messages to a request that ended. */
-export const detached = (context: Context.Context<never>): Context.Context<never> =>
+const detached = (context: Context.Context<never>): Context.Context<never> =>
   context.pipe(
     Context.add(Progress, disabledProgress),
     Context.add(ClientLog, ClientLog.of({ enabled: () => false, log: () => Effect.void })),

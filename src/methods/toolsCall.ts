@@ -84,17 +84,6 @@ const modernResult = (result: CallToolResult, serverInfo: object): object => ({
   _meta: { ...result._meta, [metaKey.serverInfo]: serverInfo }
 })
 
-// `"_meta":{…serverInfo…}`, serialized once per server.
-const serverInfoMembers = new WeakMap<object, string>()
-const serverInfoMember = (serverInfo: object): string => {
-  let member = serverInfoMembers.get(serverInfo)
-  if (member === undefined) {
-    member = `"_meta":${JSON.stringify({ [metaKey.serverInfo]: serverInfo })}`
-    serverInfoMembers.set(serverInfo, member)
-  }
-  return member
-}
-
 // Serializes the result once (the response splices it in as is), replacing it
 // when it is over the size limit.
 const respond = (
@@ -112,12 +101,10 @@ const respond = (
     json = JSON.stringify(shaped)
   }
   record.outcome = outcomeOf(shaped)
-  if (answering.serverInfo !== undefined) {
-    // Spliced when the result has no _meta of its own (the common case): serialized once.
-    json =
-      shaped._meta === undefined && json.length > 2
-        ? `{"resultType":"complete",${json.slice(1, -1)},${serverInfoMember(answering.serverInfo)}}`
-        : JSON.stringify(modernResult(shaped, answering.serverInfo))
+  // 2026-07-28: the stateless path's shaping puts `resultType` and the server's identity in front of the JSON;
+  // a result with a `_meta` of its own is merged here instead.
+  if (answering.serverInfo !== undefined && shaped._meta !== undefined) {
+    json = JSON.stringify(modernResult(shaped, answering.serverInfo))
   }
   return new Method.RawJson(json)
 }
@@ -213,7 +200,12 @@ const asTask = (
             Effect.onExit(auditEnd(started, () => taskId))
           )
         return runner
-          .start(body, { capabilities: request.clientCapabilities, tool: tool.name, context: fiber.context })
+          .start(body, {
+            capabilities: request.clientCapabilities,
+            protocolVersion: request.protocolVersion,
+            tool: tool.name,
+            context: fiber.context
+          })
           .pipe(
             Effect.flatMap((task) => {
               taskId = task.taskId
