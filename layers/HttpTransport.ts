@@ -714,13 +714,14 @@ export const serve = <R>(
       // The POSTs of stateless requests not answered yet: at a keep-alive tick, one that
       // waited long becomes a stream (so that it is not silent for long), and open
       // streams get a comment.
+      // The shutdown waits for their fibers.
       interface Pending {
         readonly response: Http.ServerResponse
         readonly openedAt: number
+        readonly fiber: Fiber.Fiber<unknown, unknown>
         sse: boolean
       }
       const pending = new Set<Pending>()
-      const statelessFibers = new Set<Fiber.Fiber<unknown, unknown>>()
       const startStream = (exchange: Pending) => {
         if (exchange.sse || exchange.response.headersSent || exchange.response.destroyed) return
         exchange.response.writeHead(200, statelessStreamHeaders)
@@ -745,9 +746,8 @@ export const serve = <R>(
         bytesIn: number
       ): Effect.Effect<void> =>
         Effect.withFiber((fiber) => {
-          const exchange: Pending = { response, openedAt: now(), sse: false }
+          const exchange: Pending = { response, openedAt: now(), fiber, sse: false }
           pending.add(exchange)
-          statelessFibers.add(fiber)
           // Whatever the request sends before its response makes the answer a stream.
           const write = (line: string) => {
             startStream(exchange)
@@ -771,7 +771,6 @@ export const serve = <R>(
               Effect.ensuring(
                 Effect.sync(() => {
                   pending.delete(exchange)
-                  statelessFibers.delete(fiber)
                 })
               )
             )
@@ -1154,7 +1153,7 @@ export const serve = <R>(
           for (const owner of [...live]) yield* owner.end("shutdown")
           // Stateless requests: listen streams end with their result; the rest get the grace period.
           yield* built.close
-          const running = [...statelessFibers]
+          const running = [...pending].map((exchange) => exchange.fiber)
           if (running.length > 0) {
             const done = yield* Effect.timeoutOption(Fiber.awaitAll(running), config.shutdownGraceMs)
             if (Option.isNone(done)) {

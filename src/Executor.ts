@@ -88,6 +88,33 @@ export class TimedOut extends Schema.TaggedError<TimedOut>()("TimedOut", {
 }) {}
 
 /**
+ * The `TimedOut` of a tool stopped at its timeout, worded as the executor
+ * words it (also for the part of a task's call it does not run itself).
+ *
+ * **Example**
+ *
+ * ```ts
+ * import { timedOut } from "effect-mcp-runtime/Executor"
+ *
+ * timedOut({ name: "exec_run" }, { value: 1000, source: "the server default" }).message
+ * // => "Tool exec_run did not finish within 1000 ms (the server default); it was stopped."
+ * ```
+ *
+ * @category errors
+ * @since 0.2.0
+ */
+export const timedOut = (
+  target: { readonly name: string },
+  timeout: { readonly value: number; readonly source: string }
+): TimedOut =>
+  new TimedOut({
+    message: `Tool ${target.name} did not finish within ${timeout.value} ms (${timeout.source}); it was stopped.`,
+    tool: target.name,
+    timeoutMs: timeout.value,
+    source: timeout.source
+  })
+
+/**
  * What the executor needs to know about a tool.
  *
  * **Example**
@@ -297,26 +324,17 @@ const makeWith = (policy: Policy.PolicyShape, timers: Timers, now: () => number)
           return done
         }
         if (release !== undefined) fiber.addObserver(release)
-        let timedOut = false
+        let expired = false
         const timer = timers.schedule(timeout.value, () => {
-          timedOut = true
+          expired = true
           fiber.interruptUnsafe()
         })
         return Effect.interruptible(Fiber.await(fiber)).pipe(
           Effect.onInterrupt(() => Effect.sync(timer.cancel)),
           Effect.flatMap((exit): Effect.Effect<A, E | TimedOut> => {
             timer.cancel()
-            if (!timedOut || exit._tag === "Success") return exit
-            return Effect.fail(
-              new TimedOut({
-                message:
-                  `Tool ${target.name} did not finish within ${timeout.value} ms (${timeout.source}); ` +
-                  `it was stopped.`,
-                tool: target.name,
-                timeoutMs: timeout.value,
-                source: timeout.source
-              })
-            )
+            if (!expired || exit._tag === "Success") return exit
+            return Effect.fail(timedOut(target, timeout))
           })
         )
       })

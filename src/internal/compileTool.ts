@@ -58,13 +58,12 @@ export interface CompiledTool {
    */
   readonly call: (args: unknown) => Effect.Effect<CallToolResult, MissingRequiredClientCapability, RequestContext>
   /**
-   * Turns the outcome of (part of) the handler into the tool's result, as
-   * `prepare` does: a task's work. With `defects: "fail"` a defect stays a
-   * defect (a task then ends `failed`) instead of an internal-error result.
+   * Turns the outcome of a task's work into the tool's result, as `prepare`
+   * does, except that a defect (or an interruption from within) stays one:
+   * the task then ends `failed`, not with an internal-error result.
    */
   readonly finish: (
-    work: Effect.Effect<unknown, unknown, never>,
-    options?: { readonly defects: "result" | "fail" }
+    work: Effect.Effect<unknown, unknown, never>
   ) => Effect.Effect<CallToolResult, MissingRequiredClientCapability, RequestContext>
   /** Whether the tool may run as a task (`Tool.make`'s `task`). */
   readonly task: Tool.TaskSupport | undefined
@@ -634,16 +633,13 @@ export const compileTool = (
     headerParams: compiledInput.headers,
     prepare,
     call,
-    finish: (work, options) =>
+    finish: (work) =>
       Effect.matchCauseEffect(work, {
         onSuccess,
-        onFailure:
-          options?.defects === "fail"
-            ? (cause) =>
-                Cause.hasDies(cause) || Cause.hasInterruptsOnly(cause)
-                  ? Effect.failCause(cause as Cause.Cause<never>)
-                  : onFailure(cause)
-            : onFailure
+        onFailure: (cause) =>
+          Cause.hasDies(cause) || Cause.hasInterruptsOnly(cause)
+            ? Effect.failCause(cause as Cause.Cause<never>)
+            : onFailure(cause)
       }) as Effect.Effect<CallToolResult, MissingRequiredClientCapability, RequestContext>,
     task: tool.task
   }

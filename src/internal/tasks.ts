@@ -27,11 +27,13 @@ import {
   InternalError,
   InvalidParams,
   isMcpError,
+  MethodNotFound,
   MissingRequiredClientCapability,
   toJsonRpcError
 } from "../McpError.ts"
 import type { CallToolResult, ClientCapabilities } from "../McpSchema.ts"
 import type { ProtocolVersion } from "../ProtocolVersion.ts"
+import { RequestContext } from "../RequestContext.ts"
 import { disabled as disabledProgress, Progress } from "../Progress.ts"
 import { isTerminal, type Task, type TaskStore } from "../TaskStore.ts"
 import { answerProblem, numbered, questionOf } from "./mrtr.ts"
@@ -307,6 +309,24 @@ export const make = (options: {
 
     return { store, start, get, answer, cancel }
   })
+
+/**
+ * The runner of the server, for a request whose client declared the
+ * extension: −32021 when it did not (checked before any task is looked up),
+ * −32601 when the server was built without tasks.
+ */
+export const runnerFor = (
+  method: string
+): Effect.Effect<Runner, MissingRequiredClientCapability | MethodNotFound, RequestContext> =>
+  Effect.flatMap(
+    Effect.service(RequestContext),
+    (request): Effect.Effect<Runner, MissingRequiredClientCapability | MethodNotFound> =>
+      !declared(request.clientCapabilities)
+        ? Effect.fail(missingExtension(method))
+        : Effect.flatMap(Effect.service(TaskRunner), (runner) =>
+            runner === undefined ? Effect.fail(new MethodNotFound({ method })) : Effect.succeed(runner)
+          )
+  )
 
 /**
  * The runner of the server a request is served by; absent when a server was

@@ -6,11 +6,12 @@
 import * as Effect from "effect/Effect"
 import { Kernel } from "../Kernel.ts"
 import { InvalidRequest } from "../McpError.ts"
-import { type InitializeResult, InitializeParams, type ServerCapabilities } from "../McpSchema.ts"
+import { type InitializeResult, InitializeParams } from "../McpSchema.ts"
 import * as Method from "../Method.ts"
 import * as ProtocolVersion from "../ProtocolVersion.ts"
 import { ServerConfig } from "../ServerConfig.ts"
 import { Session } from "../Session.ts"
+import { capabilities as serverCapabilities } from "./serverDiscover.ts"
 
 /**
  * Answers with the requested protocol version when supported (the latest
@@ -44,15 +45,7 @@ export const initialize = Method.request("initialize", {
     const kernel = yield* Kernel
     const config = yield* ServerConfig
     const protocolVersion = ProtocolVersion.negotiate(params.protocolVersion)
-    const capabilities: ServerCapabilities = {
-      // The completions capability exists from 2025-03-26 on (completion/complete
-      // is answered in every revision).
-      ...(kernel.completes() && ProtocolVersion.hasToolAnnotations(protocolVersion) ? { completions: {} } : {}),
-      logging: {},
-      ...(kernel.promptCount() > 0 ? { prompts: { listChanged: true } } : {}),
-      ...(kernel.resourceCount() > 0 ? { resources: { subscribe: true, listChanged: true } } : {}),
-      ...(kernel.toolCount() > 0 ? { tools: { listChanged: true } } : {})
-    }
+    const capabilities = serverCapabilities(kernel, protocolVersion)
     session.state.protocolVersion = protocolVersion
     session.state.clientCapabilities = params.capabilities
     session.state.clientInfo = params.clientInfo

@@ -34,9 +34,10 @@ export const UriParams = Schema.Struct({ uri: Schema.String })
 
 /**
  * Finds the resource a URI names, or fails: −32601 on a server without
- * resources, and for a URI nothing serves −32002 (resource not found), or
- * under 2026-07-28 −32602 with `data.uri` (SEP-2164). Records the resource's
- * name on the request (for logs and spans).
+ * resources, and for a URI nothing serves −32002 (resource not found;
+ * `resources/read` answers it as −32602 with `data.uri` under 2026-07-28,
+ * SEP-2164). Records the resource's name on the request (for logs and
+ * spans).
  *
  * **Example**
  *
@@ -68,18 +69,17 @@ export const resourceAt = (
       const kernel = Context.get(context, Kernel)
       if (kernel.resourceCount() === 0) return Effect.fail(new MethodNotFound({ method }))
       const found = kernel.resolve(uri)
-      const request = Context.get(context, RequestContext)
       if (found === undefined) {
-        const message =
-          `Resource not found: ${uri}. Call resources/list for the resources and ` +
-          `resources/templates/list for the URI templates this server serves.`
         return Effect.fail(
-          ProtocolVersion.isModern(request.protocolVersion)
-            ? new InvalidParams({ message, data: { uri } })
-            : new ResourceNotFound({ uri, message })
+          new ResourceNotFound({
+            uri,
+            message:
+              `Resource not found: ${uri}. Call resources/list for the resources and ` +
+              `resources/templates/list for the URI templates this server serves.`
+          })
         )
       }
-      const record = request.record
+      const record = Context.get(context, RequestContext).record
       record.tool = found.resource.name
       record.capability = found.resource.capability
       return Effect.succeed(found)
@@ -108,25 +108,20 @@ export const resourcesRead = Method.request("resources/read", {
   inputRequests: true,
   routingName: (params) => (typeof params.uri === "string" ? params.uri : undefined),
   handler: (params) =>
-    Effect.flatMap(resourceAt(params.uri, "resources/read"), ({ params: decoded, resource }) =>
-      Effect.flatMap(
-        guard(resource, "resources/read", `resources/read of ${params.uri}`, resource.read(params.uri, decoded)).pipe(
-          // A resource that says its URI names nothing (its handler's NotFound): −32602 under 2026-07-28.
-          Effect.catchTag("ResourceNotFound", (error) =>
-            Effect.flatMap(Effect.service(RequestContext), (request) =>
-              Effect.fail(
-                ProtocolVersion.isModern(request.protocolVersion)
-                  ? new InvalidParams({ message: error.message, data: { uri: error.uri } })
-                  : error
-              )
+    Effect.flatMap(Effect.service(RequestContext), (request) => {
+      const modern = ProtocolVersion.isModern(request.protocolVersion)
+      const read = Effect.flatMap(resourceAt(params.uri, "resources/read"), ({ params: decoded, resource }) =>
+        guard(resource, "resources/read", `resources/read of ${params.uri}`, resource.read(params.uri, decoded))
+      )
+      return !modern
+        ? read
+        : read.pipe(
+            // 2026-07-28: a URI nothing serves (or whose handler says NotFound) is −32602 (SEP-2164), and a
+            // read is not to be reused (ttlMs 0): its contents may change, and depend on who asks (private).
+            Effect.map((result) => ({ ...result, ttlMs: 0, cacheScope: "private" as const })),
+            Effect.catchTag("ResourceNotFound", (error) =>
+              Effect.fail(new InvalidParams({ message: error.message, data: { uri: error.uri } }))
             )
           )
-        ),
-        (result) =>
-          // 2026-07-28: a read is cacheable; its contents may depend on who asks, so privately.
-          Effect.map(Effect.service(RequestContext), (request) =>
-            ProtocolVersion.isModern(request.protocolVersion) ? { ...result, ttlMs: 0, cacheScope: "private" } : result
-          )
-      )
-    )
+    })
 })

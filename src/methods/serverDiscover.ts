@@ -16,11 +16,12 @@ import * as ProtocolVersion from "../ProtocolVersion.ts"
 import { ServerConfig } from "../ServerConfig.ts"
 
 /**
- * The capabilities the server has now, as 2026-07-28 names them: what is
- * registered (tools, prompts, resources, completions), `logging` (messages
- * go to requests that ask for them in `_meta`), the extensions of the
- * registered capabilities, and the tasks extension when a tool may run as a
- * task. `listChanged` and `subscribe` are served on
+ * The capabilities the server has now, as the given revision names them
+ * (default: 2026-07-28; `initialize` asks for the legacy ones): what is
+ * registered (tools, prompts, resources, completions from 2025-03-26 on),
+ * `logging`, and under 2026-07-28 the extensions of the registered
+ * capabilities and the tasks extension when a tool may run as a task. Under
+ * 2026-07-28, `listChanged` and `subscribe` are served on
  * `subscriptions/listen` streams.
  *
  * **Example**
@@ -30,19 +31,23 @@ import { ServerConfig } from "../ServerConfig.ts"
  * import * as Kernel from "effect-mcp-runtime/Kernel"
  * import { capabilities } from "effect-mcp-runtime/methods/serverDiscover"
  *
- * const advertised = Effect.map(Effect.service(Kernel.Kernel), capabilities)
+ * const advertised = Effect.map(Effect.service(Kernel.Kernel), (kernel) => capabilities(kernel))
  * ```
  *
  * @category constructors
  * @since 0.2.0
  */
-export const capabilities = (kernel: Kernel["Service"]): ServerCapabilities => {
-  const extensions = [
-    ...kernel.extensions(),
-    ...(kernel.supportsTasks() ? [{ id: Tasks.extensionId, settings: {} }] : [])
-  ]
+export const capabilities = (
+  kernel: Kernel["Service"],
+  version: ProtocolVersion.ProtocolVersion = ProtocolVersion.latest
+): ServerCapabilities => {
+  // Extensions are a 2026-07-28 thing (server/discover); `initialize` answers the legacy revisions.
+  const extensions = !ProtocolVersion.isModern(version)
+    ? []
+    : [...kernel.extensions(), ...(kernel.supportsTasks() ? [{ id: Tasks.extensionId, settings: {} }] : [])]
   return {
-    ...(kernel.completes() ? { completions: {} } : {}),
+    // The completions capability exists from 2025-03-26 on (completion/complete is answered in every revision).
+    ...(kernel.completes() && ProtocolVersion.hasToolAnnotations(version) ? { completions: {} } : {}),
     logging: {},
     ...(kernel.promptCount() > 0 ? { prompts: { listChanged: true } } : {}),
     ...(kernel.resourceCount() > 0 ? { resources: { subscribe: true, listChanged: true } } : {}),
@@ -76,13 +81,12 @@ export const serverDiscover = Method.request("server/discover", {
   handler: () =>
     Effect.flatMap(Effect.service(Kernel), (kernel) =>
       Effect.flatMap(Effect.service(ServerConfig), (config) =>
-        Modern.raw(
+        Modern.listPage(
           JSON.stringify({
             supportedVersions: ProtocolVersion.supported,
             capabilities: capabilities(kernel),
             ...(config.instructions === undefined ? {} : { instructions: config.instructions })
-          }),
-          { ttlMs: config.listTtlMs, scope: "public" }
+          })
         )
       )
     )

@@ -5,7 +5,8 @@
  */
 import * as Effect from "effect/Effect"
 import * as Method from "../Method.ts"
-import { TaskParams, tasksOf } from "./tasksGet.ts"
+import * as Tasks from "../internal/tasks.ts"
+import { TaskParams } from "./tasksGet.ts"
 
 /**
  * Cancels the task: its status becomes `cancelled` and its work is
@@ -28,5 +29,6 @@ export const tasksCancel = Method.request("tasks/cancel", {
   params: TaskParams,
   revisions: "modern",
   routingName: (params) => (typeof params.taskId === "string" ? params.taskId : undefined),
-  handler: (params) => Effect.flatMap(tasksOf("tasks/cancel"), (tasks) => Effect.as(tasks.cancel(params.taskId), {}))
+  handler: (params) =>
+    Effect.flatMap(Tasks.runnerFor("tasks/cancel"), (tasks) => Effect.as(tasks.cancel(params.taskId), {}))
 })

@@ -8,7 +8,6 @@ import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import * as Tasks from "../internal/tasks.ts"
 import * as Method from "../Method.ts"
-import { RequestContext } from "../RequestContext.ts"
 
 /**
  * The params of `tasks/get` and `tasks/cancel`.
@@ -26,33 +25,6 @@ import { RequestContext } from "../RequestContext.ts"
  * @since 0.2.0
  */
 export const TaskParams = Schema.Struct({ taskId: Schema.String })
-
-/**
- * The runner of the tasks, for a request whose client declared the
- * extension; −32021 otherwise (checked before the task is looked up).
- *
- * **Example**
- *
- * ```ts
- * import * as Effect from "effect/Effect"
- * import { tasksOf } from "effect-mcp-runtime/methods/tasksGet"
- *
- * const status = (taskId: string) => Effect.flatMap(tasksOf("tasks/get"), (tasks) => Effect.map(tasks.get(taskId), (task) => task.status))
- * ```
- *
- * @category lookups
- * @since 0.2.0
- */
-export const tasksOf = (method: string) =>
-  Effect.flatMap(Effect.service(RequestContext), (request) =>
-    Effect.flatMap(Effect.service(Tasks.TaskRunner), (runner) =>
-      !Tasks.declared(request.clientCapabilities)
-        ? Effect.fail(Tasks.missingExtension(method))
-        : runner === undefined
-          ? Effect.fail(Tasks.missingExtension(method))
-          : Effect.succeed(runner)
-    )
-  )
 
 /**
  * Answers a task as it is now: `taskId`, `status` and `statusMessage`, its
@@ -76,6 +48,5 @@ export const tasksGet = Method.request("tasks/get", {
   params: TaskParams,
   revisions: "modern",
   routingName: (params) => (typeof params.taskId === "string" ? params.taskId : undefined),
-  handler: (params) =>
-    Effect.flatMap(tasksOf("tasks/get"), (tasks) => Effect.map(tasks.get(params.taskId), (task) => ({ ...task })))
+  handler: (params) => Effect.flatMap(Tasks.runnerFor("tasks/get"), (tasks) => tasks.get(params.taskId))
 })

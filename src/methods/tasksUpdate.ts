@@ -7,7 +7,7 @@
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import * as Method from "../Method.ts"
-import { tasksOf } from "./tasksGet.ts"
+import * as Tasks from "../internal/tasks.ts"
 
 /**
  * The params of `tasks/update`.
@@ -52,7 +52,7 @@ export const tasksUpdate = Method.request("tasks/update", {
   revisions: "modern",
   routingName: (params) => (typeof params.taskId === "string" ? params.taskId : undefined),
   handler: (params) =>
-    Effect.flatMap(tasksOf("tasks/update"), (tasks) =>
+    Effect.flatMap(Tasks.runnerFor("tasks/update"), (tasks) =>
       Effect.as(tasks.answer(params.taskId, params.inputResponses), {})
     )
 })

@@ -21,7 +21,7 @@ import { downgradeContent } from "../internal/content.ts"
 import { exceedsUtf8, utf8Length } from "../internal/utf8.ts"
 import { Kernel } from "../Kernel.ts"
 import { InvalidParams, type MissingRequiredClientCapability } from "../McpError.ts"
-import { Executor, type Overloaded, TimedOut } from "../Executor.ts"
+import { Executor, type Overloaded, type TimedOut, timedOut } from "../Executor.ts"
 import { type CallToolResult, CallToolParams, errorMetaKey } from "../McpSchema.ts"
 import * as Method from "../Method.ts"
 import type * as Policy from "../Policy.ts"
@@ -122,24 +122,6 @@ const outcomeOf = (result: CallToolResult): string => {
   return typeof details?.code === "string" ? details.code : "tool_error"
 }
 
-/**
- * Decodes the arguments with the tool's input Schema and runs it under the
- * execution policy (concurrency slot, timeout, result size limit). An unknown
- * tool is a −32602 protocol error; everything that goes wrong inside the
- * tool, and every policy limit hit, is an `isError: true` result.
- *
- * **Example**
- *
- * ```ts
- * import { toolsCall } from "effect-mcp-runtime/methods/toolsCall"
- *
- * toolsCall.decode({ name: "system_echo", arguments: { text: "hi" } })._tag // => "Success"
- * toolsCall.decode({ name: 42 })._tag // => "Failure"
- * ```
- *
- * @category constants
- * @since 0.1.0
- */
 // A call that may become a task: the handler runs, under the policy, until it
 // hands its work to `Task.background`; the task is created then (written to the
 // store first) and the call is answered with it, while the work goes on under
@@ -149,6 +131,7 @@ const asTask = (
   prepared: Effect.Effect<CallToolResult, MissingRequiredClientCapability, RequestContext>,
   answering: Answering,
   executor: Executor["Service"],
+  limit: Policy.Resolved<number>,
   runner: Tasks.Runner,
   settled: (
     effect: Effect.Effect<CallToolResult, MissingRequiredClientCapability | Overloaded | TimedOut, RequestContext>
@@ -165,40 +148,33 @@ const asTask = (
     <E>(exit: Exit.Exit<CallToolResult, E>) =>
       audit._tag === "None"
         ? Effect.void
-        : Effect.flatMap(Clock.currentTimeMillis, (now) =>
-            audit.value.record({
-              time: new Date(now).toISOString(),
-              correlationId: request.correlationId,
-              tool: tool.name,
+        : auditRecord(
+            audit.value,
+            request,
+            tool.name,
+            params,
+            started,
+            exit._tag === "Success"
+              ? outcomeOf(exit.value)
+              : Cause.hasInterruptsOnly(exit.cause)
+                ? "cancelled"
+                : "failed",
+            {
               taskId: taskId(),
-              arguments: params.arguments ?? {},
-              outcome:
-                exit._tag === "Success"
-                  ? outcomeOf(exit.value)
-                  : Cause.hasInterruptsOnly(exit.cause)
-                    ? "cancelled"
-                    : "failed",
-              durationMs: now - started,
-              bytesIn: utf8Length(JSON.stringify(params.arguments ?? {})),
               ...(exit._tag === "Success" ? { bytesOut: utf8Length(JSON.stringify(exit.value)) } : {})
-            })
+            }
           )
   const call: Tasks.TaskCall = {
     start: (work) =>
       Effect.withFiber((fiber) => {
         let taskId: string | undefined
         const started = fiber.getRef(Clock.Clock).currentTimeMillisUnsafe()
-        const body = executor
-          .run(tool.target, tool.finish(work as Effect.Effect<unknown, unknown, never>, { defects: "fail" }))
-          .pipe(
-            // The task's result is held to the tool's size limit, as the call's result would have been.
-            Effect.map((result) => limitedResult(result, executor.limits(tool.target).maxResultBytes, tool.name)),
-            Effect.catchTags({
-              Overloaded: (error) => Effect.succeed(policyResult(error)),
-              TimedOut: (error) => Effect.succeed(policyResult(error))
-            }),
-            Effect.onExit(auditEnd(started, () => taskId))
-          )
+        const body = executor.run(tool.target, tool.finish(work as Effect.Effect<unknown, unknown, never>)).pipe(
+          // The task's result is held to the tool's size limit, as the call's result would have been.
+          Effect.map((result) => limitedResult(result, limit, tool.name)),
+          Effect.catchTag(["Overloaded", "TimedOut"], (error) => Effect.succeed(policyResult(error))),
+          Effect.onExit(auditEnd(started, () => taskId))
+        )
         return runner
           .start(body, {
             capabilities: request.clientCapabilities,
@@ -225,15 +201,7 @@ const asTask = (
       Number.isFinite(timeout.value)
         ? Effect.timeoutOrElse(prelude, {
             duration: timeout.value,
-            orElse: () =>
-              Effect.fail(
-                new TimedOut({
-                  message: `Tool ${tool.name} did not finish within ${timeout.value} ms (${timeout.source}); it was stopped.`,
-                  tool: tool.name,
-                  timeoutMs: timeout.value,
-                  source: timeout.source
-                })
-              )
+            orElse: () => Effect.fail(timedOut(tool.target, timeout))
           })
         : prelude
     ),
@@ -250,36 +218,82 @@ const asTask = (
   )
 }
 
-// The audit record of one call; `answer` is undefined when the call was cancelled.
+// Outcomes a call ends with when the protocol, not the tool, answered it (no result was sent).
+const protocolOutcomes = new Set(["input_required", "input_response_malformed", "missing_client_capability"])
+
+// One audit record: of a call, or (with `taskId`) of the end of the task it created.
+const auditRecord = (
+  audit: AuditLog["Service"],
+  request: RequestContext["Service"],
+  tool: string,
+  params: { readonly arguments?: unknown },
+  started: number | undefined,
+  outcome: string,
+  more: { readonly taskId?: string | undefined; readonly bytesOut?: number | undefined }
+): Effect.Effect<void> =>
+  Effect.flatMap(Clock.currentTimeMillis, (now) =>
+    audit.record({
+      time: new Date(now).toISOString(),
+      correlationId: request.correlationId,
+      tool,
+      arguments: params.arguments ?? {},
+      outcome,
+      durationMs: started === undefined ? 0 : now - started,
+      bytesIn: utf8Length(JSON.stringify(params.arguments ?? {})),
+      ...more
+    })
+  )
+
+// The audit record of one call; `answer` is undefined when the call was cancelled or the protocol answered it.
 const audited = (
   audit: AuditLog["Service"],
   params: { readonly name: string; readonly arguments?: unknown },
   request: RequestContext["Service"],
   started: number | undefined,
   answer: Method.RawJson | undefined
-): Effect.Effect<Method.RawJson> =>
-  Effect.flatMap(Clock.currentTimeMillis, (now) =>
-    Effect.as(
-      audit.record({
-        time: new Date(now).toISOString(),
-        correlationId: request.correlationId,
-        tool: request.record.tool ?? params.name,
-        arguments: params.arguments ?? {},
-        // No answer: cancelled, or ended by the protocol (an input-required round, a missing client capability).
-        outcome:
-          answer === undefined
-            ? request.record.outcome === "input_required" || request.record.outcome === "missing_client_capability"
-              ? request.record.outcome
-              : "cancelled"
-            : (request.record.outcome ?? "ok"),
-        durationMs: started === undefined ? 0 : now - started,
-        bytesIn: utf8Length(JSON.stringify(params.arguments ?? {})),
-        ...(answer === undefined ? {} : { bytesOut: utf8Length(answer.json) })
-      }),
-      answer as Method.RawJson
-    )
+): Effect.Effect<Method.RawJson> => {
+  const recorded = request.record.outcome
+  return Effect.as(
+    auditRecord(
+      audit,
+      request,
+      request.record.tool ?? params.name,
+      params,
+      started,
+      answer === undefined
+        ? recorded !== undefined && protocolOutcomes.has(recorded)
+          ? recorded
+          : "cancelled"
+        : (recorded ?? "ok"),
+      answer === undefined ? {} : { bytesOut: utf8Length(answer.json) }
+    ),
+    answer as Method.RawJson
   )
+}
 
+/**
+ * Decodes the arguments with the tool's input Schema and runs it under the
+ * execution policy (concurrency slot, timeout, result size limit). An unknown
+ * tool is a −32602 protocol error; everything that goes wrong inside the
+ * tool, and every policy limit hit, is an `isError: true` result. Under
+ * 2026-07-28 a capability the client did not declare (a question the tool
+ * asks, or the tasks extension for a `task: "required"` tool) is a −32021
+ * protocol error instead, a question is an input-required round, and a tool
+ * that supports tasks is answered with its task when the client declared the
+ * extension.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import { toolsCall } from "effect-mcp-runtime/methods/toolsCall"
+ *
+ * toolsCall.decode({ name: "system_echo", arguments: { text: "hi" } })._tag // => "Success"
+ * toolsCall.decode({ name: 42 })._tag // => "Failure"
+ * ```
+ *
+ * @category constants
+ * @since 0.1.0
+ */
 export const toolsCall = Method.request("tools/call", {
   params: CallToolParams,
   inputRequests: true,
@@ -410,10 +424,7 @@ const call = (
     effect.pipe(
       Effect.map((result) => respond(result, answering, limit, tool.name)),
       // The runtime's own error results are small and never checked against the limit.
-      Effect.catchTags({
-        Overloaded: (error) => Effect.succeed(respond(policyResult(error), answering)),
-        TimedOut: (error) => Effect.succeed(respond(policyResult(error), answering))
-      })
+      Effect.catchTag(["Overloaded", "TimedOut"], (error) => Effect.succeed(respond(policyResult(error), answering)))
     )
   const runner = Context.get(context as unknown as Context.Context<never>, Tasks.TaskRunner)
   const run =
@@ -421,7 +432,7 @@ const call = (
     runner !== undefined &&
     ProtocolVersion.isModern(request.protocolVersion) &&
     Tasks.declared(request.clientCapabilities)
-      ? asTask(tool, prepared, answering, executor, runner, settled, audit, params)
+      ? asTask(tool, prepared, answering, executor, limit, runner, settled, audit, params)
       : settled(executor.run(tool.target, prepared, record))
   if (audit._tag === "None") return run
   return Effect.flatMap(Clock.currentTimeMillis, (started) =>
