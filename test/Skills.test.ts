@@ -8,6 +8,7 @@
  * every kind of bad input — a folder without SKILL.md, broken frontmatter, a
  * symlink out of the root, a 20 MiB skill, 513 files — each answered with a
  * clear −32602 and a warning in the log while the other skills stay served.
+ * A recording workspace shows what one skill's requests read.
  */
 import { createHash } from "node:crypto"
 import * as fs from "node:fs"
@@ -22,6 +23,7 @@ import { defaultSkillsSettings, SkillsSettings, type SkillsSettingsShape } from 
 import * as NodeWorkspace from "../layers/NodeWorkspace.ts"
 import * as Kernel from "../src/Kernel.ts"
 import * as McpServer from "../src/McpServer.ts"
+import { Workspace } from "../src/Workspace.ts"
 
 const fixtures = join(import.meta.dirname, "fixtures", "skills")
 
@@ -61,11 +63,17 @@ interface Logged {
   readonly text: string
 }
 
+type WorkspaceService = Workspace["Service"]
+
 /**
- * A server with the skills capability over `root` (the Node workspace; directories outside the root opened
- * with NodeWorkspace.make), and the warnings it logs.
+ * A server with the skills capability over `root` (the Node workspace, passed through `wrap`; directories outside
+ * the root opened with NodeWorkspace.make), and the warnings it logs.
  */
-const serve = (root: string, settings: Partial<SkillsSettingsShape> = {}) =>
+const serve = (
+  root: string,
+  settings: Partial<SkillsSettingsShape> = {},
+  wrap: (workspace: WorkspaceService) => WorkspaceService = (workspace) => workspace
+) =>
   Effect.gen(function* () {
     const logs: Array<Logged> = []
     const collector = Logger.make((options) => {
@@ -77,7 +85,7 @@ const serve = (root: string, settings: Partial<SkillsSettingsShape> = {}) =>
     })
     const capability = SkillsCapability.pipe(
       Layer.provide(SkillSources.layer({ open: (directory) => NodeWorkspace.make({ root: directory }) })),
-      Layer.provide(NodeWorkspace.layer({ root })),
+      Layer.provide(Layer.effect(Workspace, Effect.map(NodeWorkspace.make({ root }), wrap))),
       Layer.provide(Layer.succeed(SkillsSettings, { ...defaultSkillsSettings, ...settings }))
     )
     const withLogs = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
@@ -105,6 +113,29 @@ const serve = (root: string, settings: Partial<SkillsSettingsShape> = {}) =>
     const warnings = () => logs.filter((log) => log.level === "Warn").map((log) => log.text)
     return { call, result, failure, warnings }
   })
+
+/** The workspace with each call of `stat`, `list`, `listFiles` and `readBytes` recorded in `calls` as `method path`. */
+const recording =
+  (calls: Array<string>) =>
+  (workspace: WorkspaceService): WorkspaceService => {
+    const record =
+      <Args extends ReadonlyArray<unknown>, A, E>(
+        method: string,
+        call: (path: string, ...args: Args) => Effect.Effect<A, E>
+      ) =>
+      (path: string, ...args: Args) =>
+        Effect.andThen(
+          Effect.sync(() => calls.push(`${method} ${path}`)),
+          call(path, ...args)
+        )
+    return {
+      ...workspace,
+      stat: record("stat", workspace.stat),
+      list: record("list", workspace.list),
+      listFiles: record("listFiles", workspace.listFiles),
+      readBytes: record("readBytes", workspace.readBytes)
+    }
+  }
 
 const sha256 = (bytes: Uint8Array) => `sha256:${createHash("sha256").update(bytes).digest("hex")}`
 
@@ -667,6 +698,224 @@ describe("skills capability", () => {
       const after = (yield* result("skills/get", { uri: "skill://notes/SKILL.md" })).skill.resources[1]
       assert.deepStrictEqual(after, { uri: "skill://notes/a.txt", digest: sha256(Buffer.from("bbbb")), size: 4 })
     }).pipe(Effect.scoped)
+  )
+
+  it.effect("more than 512 files walked before SKILL.md (a Data/ directory): too_many_files, not no_skill_md", () =>
+    Effect.gen(function* () {
+      const tree: Record<string, Entry> = {
+        ".agents/skills/bulky/SKILL.md": skillMd("bulky"),
+        ".agents/skills/roomy/SKILL.md": skillMd("roomy")
+      }
+      // "Data" sorts before "SKILL.md", so the walk meets these files first.
+      for (let i = 0; i < 513; i++) tree[`.agents/skills/bulky/Data/${i}.csv`] = `${i}\n`
+      for (let i = 0; i < 511; i++) tree[`.agents/skills/roomy/Data/${i}.csv`] = `${i}\n`
+      const root = yield* makeDirectory(tree)
+      const { failure, result, warnings } = yield* serve(root)
+      const page = yield* result("skills/list")
+      assert.deepStrictEqual(
+        page.skills.map((skill: any) => skill.uri),
+        ["skill://roomy/SKILL.md"]
+      )
+      assert.strictEqual(page.skills[0].resources.length, 512)
+      assert.strictEqual(page.skills[0].resources[0].uri, "skill://roomy/SKILL.md")
+      const error = yield* failure("skills/get", { uri: "skill://bulky/SKILL.md" })
+      assert.strictEqual(error.code, -32602)
+      assert.strictEqual(error.data.reason, "too_many_files")
+      assert.include(error.message, ".agents/skills/bulky has more than 512 files")
+      assert.notInclude(error.message, "SKILL.md of")
+      const read = yield* failure("resources/read", { uri: "skill://bulky/SKILL.md" })
+      assert.include(read.message, "has more than 512 files")
+      const logged = warnings().filter((text) => text.includes("bulky"))
+      assert.strictEqual(logged.length, 1, logged.join("\n"))
+      assert.include(logged[0], "has more than 512 files")
+    }).pipe(Effect.scoped)
+  )
+
+  it.effect("resources/read: a file of a binary type is a blob even without NUL bytes and as valid UTF-8", () =>
+    Effect.gen(function* () {
+      const root = yield* makeDirectory({
+        ".agents/skills/assets/SKILL.md": skillMd("assets"),
+        // NUL-free, valid UTF-8 bytes: only the MIME type says they are not text
+        ".agents/skills/assets/logo.png": "PNG but every byte is ASCII\n",
+        ".agents/skills/assets/form.pdf": "%PDF-1.7\n1 0 obj\n<< /Type /Catalog >>\nendobj\n",
+        ".agents/skills/assets/icon.svg": '<svg xmlns="http://www.w3.org/2000/svg"/>\n',
+        ".agents/skills/assets/Makefile": "all:\n"
+      })
+      const { result } = yield* serve(root)
+      const read = (path: string) =>
+        Effect.map(result("resources/read", { uri: `skill://assets/${path}` }), (answer) => answer.contents)
+      assert.deepStrictEqual(yield* read("logo.png"), [
+        {
+          uri: "skill://assets/logo.png",
+          mimeType: "image/png",
+          blob: Buffer.from("PNG but every byte is ASCII\n").toString("base64")
+        }
+      ])
+      const pdf = yield* read("form.pdf")
+      assert.strictEqual(pdf[0].mimeType, "application/pdf")
+      assert.strictEqual(
+        Buffer.from(pdf[0].blob, "base64").toString(),
+        "%PDF-1.7\n1 0 obj\n<< /Type /Catalog >>\nendobj\n"
+      )
+      assert.isUndefined(pdf[0].text)
+      // SVG is text, and so is a file of no known type
+      assert.deepStrictEqual(yield* read("icon.svg"), [
+        {
+          uri: "skill://assets/icon.svg",
+          mimeType: "image/svg+xml",
+          text: '<svg xmlns="http://www.w3.org/2000/svg"/>\n'
+        }
+      ])
+      assert.deepStrictEqual(yield* read("Makefile"), [
+        { uri: "skill://assets/Makefile", mimeType: "text/plain", text: "all:\n" }
+      ])
+    }).pipe(Effect.scoped)
+  )
+
+  it.effect("one skill's requests look only at that skill, and read its SKILL.md once", () =>
+    Effect.gen(function* () {
+      const root = yield* makeDirectory({
+        ".agents/skills/notes/SKILL.md": skillMd("notes"),
+        ".agents/skills/notes/refs/a.md": "a\n",
+        ".agents/skills/other/SKILL.md": skillMd("other"),
+        ".claude/skills/more/SKILL.md": skillMd("more")
+      })
+      const calls: Array<string> = []
+      const { result } = yield* serve(root, {}, recording(calls))
+      const skillMdPath = ".agents/skills/notes/SKILL.md"
+      const count = (call: string) => calls.filter((each) => each === call).length
+
+      const first = yield* result("resources/read", { uri: "skill://notes/SKILL.md" })
+      assert.strictEqual(first.contents[0].text, skillMd("notes"))
+      assert.strictEqual(count(`readBytes ${skillMdPath}`), 1, calls.join("\n"))
+      // no source is listed to find the skill; the skill's directories are looked at for symlinks the first time
+      for (const base of [".agents/skills", ".claude/skills", "skills"]) assert.strictEqual(count(`list ${base}`), 0)
+      assert.isFalse(
+        calls.some((call) => call.includes("other") || call.includes("more")),
+        calls.join("\n")
+      )
+      assert.isAbove(count("list .agents/skills/notes"), 0)
+
+      calls.length = 0
+      const again = yield* result("resources/read", { uri: "skill://notes/SKILL.md" })
+      assert.deepStrictEqual(again.contents, first.contents)
+      assert.deepStrictEqual(
+        calls,
+        ["stat .agents/skills/notes", "listFiles .agents/skills/notes", `readBytes ${skillMdPath}`],
+        "the same files: the directories are not listed again"
+      )
+
+      calls.length = 0
+      yield* result("skills/get", { uri: "skill://notes/SKILL.md" })
+      yield* result("resources/directory/read", { uri: "skill://notes/refs" })
+      assert.isFalse(
+        calls.some((call) => call.startsWith("list ")),
+        calls.join("\n")
+      )
+
+      // a new file: the directories are looked at again
+      fs.writeFileSync(join(root, ".agents/skills/notes/b.md"), "b\n")
+      calls.length = 0
+      yield* result("resources/read", { uri: "skill://notes/b.md" })
+      assert.isAbove(count("list .agents/skills/notes"), 0, calls.join("\n"))
+      assert.strictEqual(count(`readBytes ${skillMdPath}`), 1)
+      assert.strictEqual(count("readBytes .agents/skills/notes/b.md"), 1)
+
+      // skills/list lists the sources and looks at every skill's directories, every time
+      for (let round = 0; round < 2; round++) {
+        calls.length = 0
+        yield* result("skills/list")
+        for (const listed of [
+          ".agents/skills",
+          ".agents/skills/notes",
+          ".agents/skills/other",
+          ".claude/skills/more"
+        ]) {
+          assert.isAbove(count(`list ${listed}`), 0, `${listed} in round ${round}:\n${calls.join("\n")}`)
+        }
+      }
+    }).pipe(Effect.scoped)
+  )
+
+  it.effect("a symlink next to a skill's files is reported by the first request of any kind, and by skills/list", () =>
+    Effect.gen(function* () {
+      const outside = yield* makeDirectory({ "secret.txt": "the password\n" })
+      const root = yield* makeDirectory({
+        ".agents/skills/notes/SKILL.md": skillMd("notes"),
+        ".agents/skills/notes/secret.txt": { symlink: join(outside, "secret.txt") }
+      })
+      const { result, warnings } = yield* serve(root)
+      const leftOut = () => warnings().filter((text) => text.includes("notes/secret.txt is left out"))
+      yield* result("skills/get", { uri: "skill://notes/SKILL.md" })
+      assert.strictEqual(leftOut().length, 1, warnings().join("\n"))
+      yield* result("resources/read", { uri: "skill://notes/SKILL.md" })
+      yield* result("skills/list")
+      assert.strictEqual(leftOut().length, 1)
+      // a second link, the files unchanged: skills/list finds it
+      fs.symlinkSync(join(outside, "secret.txt"), join(root, ".agents/skills/notes/other.txt"))
+      yield* result("skills/list")
+      assert.isTrue(
+        warnings().some((text) => text.includes("notes/other.txt is left out")),
+        warnings().join("\n")
+      )
+    }).pipe(Effect.scoped)
+  )
+
+  it.effect(
+    "skills/get finds each name where skills/list does: precedence, links, refused, hidden and denied names",
+    () =>
+      Effect.gen(function* () {
+        const outside = yield* makeDirectory({ "stolen/SKILL.md": skillMd("stolen") })
+        const root = yield* makeDirectory({
+          ".agents/skills/pdf-processing": { copy: "pdf-processing" },
+          ".claude/skills/pdf-processing/SKILL.md": skillMd("pdf-processing", "An older copy"),
+          // a file in the first location does not shadow a skill in the next
+          ".agents/skills/notes": "not a directory\n",
+          ".claude/skills/notes/SKILL.md": skillMd("notes", "The notes in .claude"),
+          // a refused directory in the first location does shadow the next one
+          ".agents/skills/stolen": { symlink: join(outside, "stolen") },
+          ".claude/skills/stolen/SKILL.md": skillMd("stolen"),
+          // a skill linked into a location, and a location that is a link
+          "shared/linked/SKILL.md": skillMd("linked"),
+          ".agents/skills/linked": { symlink: "../../shared/linked" },
+          "collection/release-notes": { copy: "release-notes" },
+          skills: { symlink: "collection" },
+          // names skills/list never has
+          ".agents/skills/.hidden/SKILL.md": skillMd("hidden"),
+          ".agents/skills/cert.pem/SKILL.md": skillMd("cert"),
+          ".agents/skills/a/b/SKILL.md": skillMd("b")
+        })
+        const { failure, result } = yield* serve(root)
+        const page = yield* result("skills/list")
+        const listed = new Map<string, any>(page.skills.map((skill: any) => [skill.uri, skill]))
+        assert.deepStrictEqual(
+          [...listed.keys()],
+          [
+            "skill://linked/SKILL.md",
+            "skill://notes/SKILL.md",
+            "skill://pdf-processing/SKILL.md",
+            "skill://release-notes/SKILL.md"
+          ]
+        )
+        for (const [uri, entry] of listed) assert.deepStrictEqual((yield* result("skills/get", { uri })).skill, entry)
+        assert.strictEqual(listed.get("skill://notes/SKILL.md").frontmatter.description, "The notes in .claude")
+        assert.strictEqual(
+          listed.get("skill://pdf-processing/SKILL.md").frontmatter.description,
+          "Extract, fill, and assemble PDF documents"
+        )
+        const stolen = yield* failure("skills/get", { uri: "skill://stolen/SKILL.md" })
+        assert.strictEqual(stolen.data.reason, "refused")
+        assert.include(stolen.message, ".agents/skills/stolen is refused")
+        const noSkillMd = yield* failure("skills/get", { uri: "skill://a/SKILL.md" })
+        assert.strictEqual(noSkillMd.data.reason, "no_skill_md")
+        for (const uri of ["skill://.hidden/SKILL.md", "skill://cert.pem/SKILL.md", "skill://a%2Fb/SKILL.md"]) {
+          const unknown = yield* failure("skills/get", { uri })
+          assert.strictEqual(unknown.code, -32602, uri)
+          assert.include(unknown.message, "Unknown skill", uri)
+        }
+        const linked = yield* result("resources/read", { uri: "skill://release-notes/SKILL.md" })
+        assert.strictEqual(linked.contents[0].text, fs.readFileSync(join(fixtures, "release-notes/SKILL.md"), "utf8"))
+      }).pipe(Effect.scoped)
   )
 
   it.effect("a method of the skills/ prefix that the extension does not have is −32601", () =>

@@ -1,13 +1,14 @@
 /**
  * The skills on disk, looked at afresh on every request (so an edited skill
  * is served as it now is): which skill directories there are
- * ({@link Catalog.candidates}), whether one can be served and with which
- * files ({@link Catalog.inspect}), its `skills/list` entry with the digest
- * and size of every file ({@link Catalog.entry}), and a file's bytes
- * ({@link Catalog.readFile}). Everything is read through the sources'
- * workspaces. A skill that cannot be served is logged once at warning with
- * the reason (again only when the reason changes), and its
- * {@link SkillProblem} is what `skills/get` and `resources/read` answer.
+ * ({@link Catalog.candidates}), which one a name is ({@link Catalog.find}),
+ * whether one can be served and with which files ({@link Catalog.inspect}),
+ * its `skills/list` entry with the digest and size of every file
+ * ({@link Catalog.entry}), and a file's bytes ({@link Catalog.readFile}).
+ * Everything is read through the sources' workspaces. A skill that cannot be
+ * served is logged once at warning with the reason (again only when the
+ * reason changes), and its {@link SkillProblem} is what `skills/get` and
+ * `resources/read` answer.
  *
  * Digests are computed from the bytes and remembered per file with the
  * size and modification time its `stat` gave, so an unchanged file is not
@@ -93,6 +94,8 @@ export interface Skill {
   readonly files: ReadonlyArray<SkillFile>
   /** The skill's directories that hold served files, relative to the skill (`""`: its root). */
   readonly directories: ReadonlySet<string>
+  /** The bytes of its `SKILL.md` as inspected (the frontmatter is theirs); {@link Catalog.readFile} gives them. */
+  readonly skillMd: Uint8Array
 }
 
 /**
@@ -180,13 +183,26 @@ export interface Catalog {
   readonly settings: SkillsSettingsShape
   /** The skill directories of every source, by name; a name taken by an earlier source shadows later ones. */
   readonly candidates: Effect.Effect<ReadonlyArray<Candidate>>
+  /**
+   * The candidate named `name`, the one {@link Catalog.candidates} has, found by looking for `<base>/<name>` in
+   * each source in order rather than by listing them all; undefined when no source has it.
+   */
+  readonly find: (name: string) => Effect.Effect<Candidate | undefined>
   /** How the sources are named, for messages (`.agents/skills, .claude/skills, skills`). */
   readonly sourceLabels: string
-  /** Lists a skill directory's files and checks them and its `SKILL.md`; an invalid one is logged. */
-  readonly inspect: (candidate: Candidate) => Effect.Effect<Inspection>
+  /**
+   * Lists a skill directory's files and checks them and its `SKILL.md`; an invalid one is logged. The symlinks
+   * and special files next to its files, which are never served, are looked for and logged when
+   * `reportLeftOut` is true (`skills/list` asks for it) or when the skill's files are not those of the last
+   * look.
+   */
+  readonly inspect: (
+    candidate: Candidate,
+    options?: { readonly reportLeftOut?: boolean | undefined }
+  ) => Effect.Effect<Inspection>
   /** The skill's entry: every file read (or remembered) and digested; a file that fails makes the skill invalid. */
   readonly entry: (skill: Skill) => Effect.Effect<SkillEntry, SkillProblem>
-  /** The bytes of one of the skill's files (`path` relative to the skill). */
+  /** The bytes of one of the skill's files (`path` relative to the skill); `SKILL.md`'s are the inspected ones. */
   readonly readFile: (skill: Skill, path: string) => Effect.Effect<Uint8Array, SkillProblem>
 }
 
@@ -380,23 +396,30 @@ export const makeCatalog: Effect.Effect<Catalog, never, SkillSources> = Effect.g
     } satisfies Candidate
   })
 
+  // A source's entries, or undefined when it cannot be listed (reported, unless it does not exist).
+  const listSource = Effect.fnUntraced(function* (source: SkillSource) {
+    const listed = yield* Effect.result(listAll(source.workspace, source.base))
+    if (listed._tag === "Failure") {
+      const error = listed.failure
+      // A location that does not exist is the usual case: most roots have one or two of them.
+      if (error._tag !== "NotFound") {
+        yield* warn(`source:${source.label}`, `skills: the skill directory ${source.label} cannot be listed`, {
+          source: source.label,
+          reason: error.message
+        })
+      }
+      return undefined
+    }
+    reported.delete(`source:${source.label}`)
+    return listed.success
+  })
+
   const candidates: Effect.Effect<ReadonlyArray<Candidate>> = Effect.gen(function* () {
     const byName = new Map<string, Candidate>()
     for (const source of sources) {
-      const listed = yield* Effect.result(listAll(source.workspace, source.base))
-      if (listed._tag === "Failure") {
-        const error = listed.failure
-        // A location that does not exist is the usual case: most roots have one or two of them.
-        if (error._tag !== "NotFound") {
-          yield* warn(`source:${source.label}`, `skills: the skill directory ${source.label} cannot be listed`, {
-            source: source.label,
-            reason: error.message
-          })
-        }
-        continue
-      }
-      reported.delete(`source:${source.label}`)
-      for (const entry of [...listed.success].sort((a, b) => byCodeUnits(a.name, b.name))) {
+      const listed = yield* listSource(source)
+      if (listed === undefined) continue
+      for (const entry of [...listed].sort((a, b) => byCodeUnits(a.name, b.name))) {
         const candidate = yield* candidateOf(source, entry)
         if (candidate === undefined) continue
         const taken = byName.get(candidate.name)
@@ -414,6 +437,29 @@ export const makeCatalog: Effect.Effect<Catalog, never, SkillSources> = Effect.g
     }
     return [...byName.values()].sort((a, b) => byCodeUnits(a.name, b.name))
   })
+
+  // `candidates` has a name from the first source where `candidateOf` accepts its entry. A stat of `<base>/<name>`
+  // that resolves to that very path settles it: a directory is the candidate, a file is none, nothing there is none.
+  // Anything else (a symlink, a path the workspace refuses or resolves under another name, as a case-insensitive
+  // file system does) is settled from the source's listing, as `candidates` settles it.
+  const find = (name: string): Effect.Effect<Candidate | undefined> =>
+    Effect.gen(function* () {
+      if (name === "" || name.startsWith(".") || name.includes("/")) return undefined
+      for (const source of sources) {
+        const path = source.base === "" ? name : `${source.base}/${name}`
+        const probed = yield* Effect.result(source.workspace.stat(path))
+        if (probed._tag === "Success" && probed.success.path === path) {
+          if (probed.success.type === "directory") return { name, source, path } satisfies Candidate
+          continue
+        }
+        if (probed._tag === "Failure" && probed.failure._tag === "NotFound") continue
+        const listed = yield* listSource(source)
+        const entry = listed?.find((each) => each.name === name)
+        const candidate = entry === undefined ? undefined : yield* candidateOf(source, entry)
+        if (candidate !== undefined) return candidate
+      }
+      return undefined
+    })
 
   const invalid = (candidate: Candidate, problem: SkillProblem): Effect.Effect<Inspection> =>
     Effect.as(
@@ -458,7 +504,13 @@ export const makeCatalog: Effect.Effect<Catalog, never, SkillSources> = Effect.g
     }
   })
 
-  const inspect = (candidate: Candidate): Effect.Effect<Inspection> =>
+  // The files of each skill when its left-out entries were last looked for, by label.
+  const leftOutLookedFor = new Map<string, string>()
+
+  const inspect = (
+    candidate: Candidate,
+    options: { readonly reportLeftOut?: boolean | undefined } = {}
+  ): Effect.Effect<Inspection> =>
     Effect.gen(function* () {
       if (candidate.refused !== undefined) return yield* invalid(candidate, candidate.refused)
       const { workspace } = candidate.source
@@ -484,7 +536,22 @@ export const makeCatalog: Effect.Effect<Catalog, never, SkillSources> = Effect.g
         const segments = file.path.split("/")
         for (let depth = 1; depth < segments.length; depth++) directories.add(segments.slice(0, depth).join("/"))
       }
-      yield* reportLeftOut(candidate, directories)
+      const fileSet = files.map((file) => file.path).join("\0")
+      if (options.reportLeftOut === true || leftOutLookedFor.get(label) !== fileSet) {
+        if (leftOutLookedFor.size >= 10_000) leftOutLookedFor.clear()
+        leftOutLookedFor.set(label, fileSet)
+        yield* reportLeftOut(candidate, directories)
+      }
+      // Before SKILL.md is looked for: the listing stops after maxFilesPerSkill + 1 files in walk order, which may
+      // come before SKILL.md (a Data/ directory does).
+      if (files.length > settings.maxFilesPerSkill || listed.success.nextCursor !== undefined) {
+        return yield* invalid(candidate, {
+          code: "too_many_files",
+          message:
+            `${label} has more than ${settings.maxFilesPerSkill} files, the most a skill may have (SKILL.md ` +
+            `included): move what it does not need out of its directory, or list it in a .gitignore.`
+        })
+      }
       if (files[0]?.path !== "SKILL.md") {
         const present = yield* Effect.result(workspace.stat(workspacePath(candidate, "SKILL.md")))
         return yield* invalid(candidate, {
@@ -498,14 +565,6 @@ export const makeCatalog: Effect.Effect<Catalog, never, SkillSources> = Effect.g
                 ? `The SKILL.md of ${label} is refused by the workspace: ${present.failure.message}`
                 : `${label} has no SKILL.md: a skill is a directory with a SKILL.md at its root (YAML frontmatter ` +
                   `with name and description, then the instructions).`
-        })
-      }
-      if (files.length > settings.maxFilesPerSkill || listed.success.nextCursor !== undefined) {
-        return yield* invalid(candidate, {
-          code: "too_many_files",
-          message:
-            `${label} has more than ${settings.maxFilesPerSkill} files, the most a skill may have (SKILL.md ` +
-            `included): move what it does not need out of its directory, or list it in a .gitignore.`
         })
       }
       const total = files.reduce((sum, file) => sum + file.size, 0)
@@ -547,7 +606,8 @@ export const makeCatalog: Effect.Effect<Catalog, never, SkillSources> = Effect.g
         candidate,
         frontmatter: frontmatter.success,
         files,
-        directories
+        directories,
+        skillMd: read.success
       }
       return { _tag: "Valid", skill } as const
     })
@@ -599,18 +659,20 @@ export const makeCatalog: Effect.Effect<Catalog, never, SkillSources> = Effect.g
     }).pipe(Effect.tapError((problem) => invalid(skill.candidate, problem)))
 
   const readFile = (skill: Skill, path: string): Effect.Effect<Uint8Array, SkillProblem> =>
-    readAll(skill.candidate.source.workspace, workspacePath(skill.candidate, path), settings.maxBytesPerSkill).pipe(
-      Effect.mapError((error): SkillProblem => ({
-        code: "unreadable",
-        path,
-        message:
-          error._tag === "TooLarge"
-            ? `${labelOf(skill.candidate)}/${path} is over the limit of ${settings.maxBytesPerSkill} bytes per skill.`
-            : `${labelOf(skill.candidate)}/${path} cannot be read: ${error.message}`
-      }))
-    )
+    path === "SKILL.md"
+      ? Effect.succeed(skill.skillMd)
+      : readAll(skill.candidate.source.workspace, workspacePath(skill.candidate, path), settings.maxBytesPerSkill).pipe(
+          Effect.mapError((error): SkillProblem => ({
+            code: "unreadable",
+            path,
+            message:
+              error._tag === "TooLarge"
+                ? `${labelOf(skill.candidate)}/${path} is over the limit of ${settings.maxBytesPerSkill} bytes per skill.`
+                : `${labelOf(skill.candidate)}/${path} cannot be read: ${error.message}`
+          }))
+        )
 
-  return { settings, candidates, sourceLabels, inspect, entry, readFile } satisfies Catalog
+  return { settings, candidates, find, sourceLabels, inspect, entry, readFile } satisfies Catalog
 })
 
 /**
@@ -630,10 +692,9 @@ export const makeCatalog: Effect.Effect<Catalog, never, SkillSources> = Effect.g
  * @since 0.2.0
  */
 export const findSkill = (catalog: Catalog, name: string): Effect.Effect<Inspection | undefined> =>
-  Effect.flatMap(catalog.candidates, (all) => {
-    const candidate = all.find((each) => each.name === name)
-    return candidate === undefined ? Effect.succeed(undefined) : catalog.inspect(candidate)
-  })
+  Effect.flatMap(catalog.find(name), (candidate) =>
+    candidate === undefined ? Effect.succeed(undefined) : catalog.inspect(candidate)
+  )
 
 /**
  * The `data` of an error about a skill that cannot be served: the URI

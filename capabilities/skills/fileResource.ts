@@ -2,15 +2,16 @@
  * The resource template `skill://{skill}/{+path}`: every file of every
  * servable skill as a resource, read with `resources/read` and listed in
  * `resources/list`. A skill's `SKILL.md` is listed with the skill's name and
- * description and the MIME type `text/markdown`, and read as text.
+ * description and the MIME type `text/markdown`, and read as text; any
+ * other file is read as text or as a blob by the rules of `workspace://`
+ * files (`contentsOf` in `capabilities/workspace/fileResource.ts`).
  *
  * @since 0.2.0
  */
 import * as Effect from "effect/Effect"
-import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import * as Resource from "../../src/Resource.ts"
-import { mimeTypeOf } from "../workspace/fileResource.ts"
+import { contentsOf, mimeTypeOf } from "../workspace/fileResource.ts"
 import { type Catalog, fileUri, findSkill, type Skill, type SkillFile } from "./catalog.ts"
 
 /**
@@ -65,8 +66,6 @@ export const listedOf = (skill: Skill, file: SkillFile): Resource.Listed => {
     size: file.size
   }
 }
-
-const utf8 = new TextDecoder("utf-8", { fatal: true })
 
 // The lister's own cursor: the skill to go on with and the index of its next file.
 const cursorOf = (name: string, index: number) => `${name}/${index}`
@@ -134,13 +133,7 @@ export const makeFileResource = (catalog: Catalog): Resource.Handled<never> =>
           catalog.readFile(skill, path),
           (problem) => new Resource.NotFound({ message: problem.message })
         )
-        const mimeType = file.path === "SKILL.md" ? "text/markdown" : mimeTypeOf(file.path)
-        const text = bytes.includes(0) ? undefined : Result.getOrUndefined(Result.try(() => utf8.decode(bytes)))
-        const contents: ReadonlyArray<Resource.Item> =
-          text !== undefined
-            ? [{ text, mimeType: mimeType ?? "text/plain" }]
-            : [{ blob: bytes, mimeType: mimeType ?? "application/octet-stream" }]
-        return contents
+        return contentsOf(file.path, bytes, file.path === "SKILL.md" ? "text/markdown" : undefined)
       })
     ),
     Resource.list((cursor) =>

@@ -111,7 +111,12 @@ export const makeSkillsList = (catalog: Catalog): Method.Request<never> =>
       // A batch of directories at a time, until the page is full: invalid ones leave gaps.
       while (entries.length < pageSize && examined < rest.length) {
         const batch = rest.slice(examined, examined + pageSize - entries.length)
-        const inspected = yield* Effect.forEach(batch, catalog.inspect, { concurrency: 8 })
+        // The listing is where the files a skill leaves out (symlinks, special files) are reported every time.
+        const inspected = yield* Effect.forEach(
+          batch,
+          (candidate) => catalog.inspect(candidate, { reportLeftOut: true }),
+          { concurrency: 8 }
+        )
         const skills = inspected.flatMap((inspection): Array<Skill> =>
           inspection._tag === "Valid" ? [inspection.skill] : []
         )

@@ -118,6 +118,42 @@ export const mimeTypeOf = (path: string): string | undefined => {
 const utf8 = new TextDecoder("utf-8", { fatal: true })
 
 /**
+ * The contents of a file read as a resource: one `text` item when its bytes
+ * are UTF-8 without NUL bytes and its MIME type is not a binary one (images
+ * other than SVG, audio, video, fonts, PDF, archives, WebAssembly), else one
+ * `blob` item. The MIME type is `mimeType` when given, else guessed from the
+ * path's extension ({@link mimeTypeOf}); when neither knows it, text is
+ * `text/plain` and a blob `application/octet-stream`.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import { contentsOf } from "./capabilities/workspace/fileResource.ts"
+ *
+ * const png = new Uint8Array([137, 80, 78, 71, 13, 10, 26, 10])
+ * contentsOf("notes/todo.md", new TextEncoder().encode("# Todo\n")) // => [{ text: "# Todo\n", mimeType: "text/markdown" }]
+ * contentsOf("assets/logo.png", png) // => [{ blob: png, mimeType: "image/png" }] (no NUL byte, still binary)
+ * contentsOf("SKILL.md", new TextEncoder().encode("---\n"), "text/markdown") // => [{ text: "---\n", mimeType: "text/markdown" }]
+ * ```
+ *
+ * @category utils
+ * @since 0.2.0
+ */
+export const contentsOf = (
+  path: string,
+  bytes: Uint8Array,
+  mimeType: string | undefined = mimeTypeOf(path)
+): ReadonlyArray<Resource.Item> => {
+  const text =
+    (mimeType !== undefined && binaryTypes.test(mimeType)) || bytes.includes(0)
+      ? undefined
+      : Result.getOrUndefined(Result.try(() => utf8.decode(bytes)))
+  return text !== undefined
+    ? [{ text, mimeType: mimeType ?? "text/plain" }]
+    : [{ blob: bytes, mimeType: mimeType ?? "application/octet-stream" }]
+}
+
+/**
  * The `workspace://` URI of a root-relative path: each segment
  * percent-encoded, `/` kept.
  *
@@ -137,9 +173,10 @@ export const uriOf = (path: string): string => `workspace://${path.split("/").ma
 /**
  * The template `workspace://{+path}` (published as `workspace_file`): reads
  * one file — as text with a MIME type guessed from its extension when it is
- * valid UTF-8 without NUL bytes, else as binary (`blob`) — and lists the
- * workspace's files in `resources/list`, {@link filesPerPage} a page, in walk
- * order, without secrets, `.gitignore`d files, symlinks and `.git/`. A
+ * valid UTF-8 without NUL bytes and its type is not a binary one, else as
+ * binary (`blob`; see {@link contentsOf}) — and lists the workspace's files
+ * in `resources/list`, {@link filesPerPage} a page, in walk order, without
+ * secrets, `.gitignore`d files, symlinks and `.git/`. A
  * directory or a missing file answers "resource not found"; a file over the
  * workspace's read limit (1 MiB) fails with a message pointing at
  * `workspace_read`; a rejected path fails with the workspace's reason.
@@ -183,16 +220,7 @@ export const fileResource = Resource.template("file", {
           suggestion: `Call the workspace_read tool with path ${JSON.stringify(read.path)} and offsets to read it in slices.`
         })
       }
-      const mimeType = mimeTypeOf(read.path)
-      const text =
-        (mimeType !== undefined && binaryTypes.test(mimeType)) || read.bytes.includes(0)
-          ? undefined
-          : Result.getOrUndefined(Result.try(() => utf8.decode(read.bytes)))
-      const contents: ReadonlyArray<Resource.Item> =
-        text !== undefined
-          ? [{ text, mimeType: mimeType ?? "text/plain" }]
-          : [{ blob: read.bytes, mimeType: mimeType ?? "application/octet-stream" }]
-      return contents
+      return contentsOf(read.path, read.bytes)
     })
   ),
   Resource.list((cursor) =>
