@@ -19,6 +19,8 @@ import { SkillsCapability, SkillSources } from "./skills/index.ts"
 import { SkillsSettings, type SkillsSettingsShape } from "./skills/settings.ts"
 import type { OpenDirectory } from "./skills/sources.ts"
 import { SystemCapability } from "./system/index.ts"
+import * as Upstream from "./upstream/index.ts"
+import type { UpstreamIdTaken } from "./upstream/errors.ts"
 import { WorkspaceCapability } from "./workspace/index.ts"
 
 /**
@@ -210,3 +212,47 @@ export const layer = (
     Layer.empty
   )
 }
+
+/**
+ * The capability ids an upstream server may not take: every bundled
+ * capability's id, and the ids of the capabilities the conformance fixtures
+ * register (`test`, `json`, `tasks`), whether enabled or not, so that
+ * enabling one later never clashes with a configured upstream.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import { reservedIds } from "./capabilities/index.ts"
+ *
+ * reservedIds().includes("system") // => true
+ * ```
+ *
+ * @category constants
+ * @since 0.3.0
+ */
+export const reservedIds = (): ReadonlyArray<string> => [...Object.keys(bundled), "test", "json", "tasks"]
+
+/**
+ * The layer of the configured upstream MCP servers (`upstreams` in the
+ * configuration file): one capability per upstream, under its id, and the
+ * `Upstreams` status service. An id of a bundled capability
+ * ({@link reservedIds}) stops the start with `UpstreamIdTaken`. `env` is
+ * added to the environment of every stdio upstream (the binary passes the
+ * nesting depth, `MCP_RUNTIME_UPSTREAM_DEPTH`).
+ *
+ * **Example**
+ *
+ * ```ts
+ * import { upstreams } from "./capabilities/index.ts"
+ *
+ * const Everything = upstreams({ everything: { command: "mcp-server-everything" } })
+ * ```
+ *
+ * @category layers
+ * @since 0.3.0
+ */
+export const upstreams = (
+  specs: Readonly<Record<string, Upstream.UpstreamSpec>>,
+  env: Readonly<Record<string, string>> = {}
+): Layer.Layer<Upstream.Upstreams, Kernel.KernelError | UpstreamIdTaken, Kernel.Kernel> =>
+  Upstream.layer(specs, { reservedIds: reservedIds(), env })

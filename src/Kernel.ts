@@ -65,6 +65,12 @@ export interface CapabilityInfo extends Policy.Limits {
   readonly id: string
   readonly description: string
   readonly version: string
+  /**
+   * The names were chosen elsewhere (an upstream server's tools): a name that
+   * already starts with `<id>_` is published as `<id>_<name>` like any other,
+   * rather than refused as a `PrefixedName`. Since 0.3.0.
+   */
+  readonly foreignNames?: boolean | undefined
 }
 
 /**
@@ -549,6 +555,62 @@ export type KernelError =
   | DuplicateExtension
   | InvalidAlias
 
+/**
+ * `Kernel.replaceCapability` was asked to replace the contents of a
+ * capability that no static registration used (or of the run-time
+ * registrations, `app`).
+ *
+ * **Example**
+ *
+ * ```ts
+ * import * as Effect from "effect/Effect"
+ * import * as Context from "effect/Context"
+ * import * as Kernel from "effect-mcp-runtime/Kernel"
+ *
+ * const replace = Effect.flatMap(Kernel.make(), (kernel) =>
+ *   kernel.replaceCapability("notes", { tools: [] }, Context.empty() as Context.Context<any>)
+ * )
+ * Effect.runSync(Effect.flip(replace))._tag // => "UnknownCapability"
+ * ```
+ *
+ * @category errors
+ * @since 0.3.0
+ */
+export class UnknownCapability extends Schema.TaggedError<UnknownCapability>()("UnknownCapability", {
+  id: Schema.String
+}) {
+  override get message(): string {
+    return (
+      `No capability "${this.id}" was registered statically; replaceCapability replaces what a registered ` +
+      `capability contributes`
+    )
+  }
+}
+
+/**
+ * The new contents of a capability, for `Kernel.replaceCapability`: what is
+ * not given is replaced by nothing.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import * as Effect from "effect/Effect"
+ * import type * as Kernel from "effect-mcp-runtime/Kernel"
+ * import * as Tool from "effect-mcp-runtime/Tool"
+ *
+ * const ping = Tool.make("ping", { description: "Answers pong." }).pipe(Tool.handle(() => Effect.succeed("pong")))
+ * const contents: Kernel.Replacement = { tools: [ping], prompts: [], resources: [] }
+ * ```
+ *
+ * @category models
+ * @since 0.3.0
+ */
+export interface Replacement {
+  readonly tools?: ReadonlyArray<Tool.Handled<any>> | undefined
+  readonly prompts?: ReadonlyArray<Prompt.Handled<any>> | undefined
+  readonly resources?: ReadonlyArray<Resource.Handled<any>> | undefined
+}
+
 // -----------------------------------------------------------------------------
 // service
 // -----------------------------------------------------------------------------
@@ -605,10 +667,28 @@ export class Kernel extends Context.Service<
     readonly registerDynamicResource: (resource: Resource.Handled<never>) => Effect.Effect<string, KernelError>
     /** Removes a run-time tool, prompt or resource by its public name; `false` if there was none. */
     readonly unregisterDynamic: (publicName: string) => Effect.Effect<boolean>
+    /**
+     * Replaces, at run time, the tools, prompts and resources of a capability
+     * registered statically (an upstream server whose lists changed): its
+     * current entries are removed, then each new one is checked as at
+     * registration and added. An entry that cannot be served — its public
+     * name or URI scheme belongs to another capability, a bad name or schema
+     * — is skipped and returned as a problem; the others are published. The
+     * list pages are rebuilt, and a `Change` is published for each list that
+     * changed (`list_changed` notifications). Its extensions are kept. Fails
+     * only for an id no static registration used.
+     */
+    readonly replaceCapability: (
+      id: string,
+      contents: Replacement,
+      context: Context.Context<any>
+    ) => Effect.Effect<ReadonlyArray<KernelError>, UnknownCapability>
     /** Looks a tool up by public name. */
     readonly tool: (publicName: string) => CompiledTool | undefined
     /** The number of registered tools. */
     readonly toolCount: () => number
+    /** The public names of every tool, in list order (as `tools/list` gives them). */
+    readonly toolNames: () => ReadonlyArray<string>
     /** One page of `tools/list`, serialized, for a protocol version and cursor. */
     readonly toolsPage: (version: ProtocolVersion, cursor: string | undefined) => Effect.Effect<string, InvalidParams>
     /** Looks a prompt up by public name. */
@@ -828,50 +908,76 @@ export const make = Effect.fnUntraced(function* (options: Options = {}) {
       (i) => templates[Number(i)]!.listEntry[era]
     )
 
+  // The bare name of a tool, prompt or resource of `capability`: what is wrong
+  // with it, if anything. A capability whose names come from elsewhere (an
+  // upstream server's: `CapabilityInfo.foreignNames`) may use its own prefix.
+  const nameProblem = (capability: string, name: string, foreign: boolean): KernelError | undefined => {
+    if (capability !== dynamicId && !foreign && name.startsWith(`${capability}_`)) {
+      return new PrefixedName({ capability, toolName: name })
+    }
+    if (!namePattern.test(name)) return new InvalidName({ capability, toolName: name })
+    return undefined
+  }
+
+  // Checks and compiles one resource or template of a capability (nothing is
+  // committed here); `seen` and `keys` hold the public names and URIs of the
+  // ones checked before it in the same registration.
+  const checkResource = (
+    capability: string,
+    handled: Resource.Handled<any>,
+    context: Context.Context<any>,
+    seen: Set<string>,
+    keys: Set<string>,
+    foreign: boolean
+  ): CompiledResource | CompiledTemplate | KernelError => {
+    const name = handled.resource.name
+    const problem = nameProblem(capability, name, foreign)
+    if (problem !== undefined) return problem
+    const publicName = `${capability}_${name}`
+    const owner = seen.has(publicName) ? capability : resourceNames.get(publicName)
+    if (owner !== undefined) {
+      return capability === dynamicId && owner !== dynamicId
+        ? new DynamicShadow({ toolName: publicName, owner })
+        : new DuplicateName({ toolName: publicName, first: owner, second: capability })
+    }
+    seen.add(publicName)
+    const result =
+      handled.resource._tag === "Resource"
+        ? compileResource(handled, handled.resource, publicName, capability, context)
+        : compileTemplate(handled, handled.resource, publicName, capability, context)
+    if (result instanceof SchemaProblem) return new InvalidResource({ name: publicName, reason: result.reason })
+    const schemeOwner = schemes.get(result.scheme)
+    if (schemeOwner !== undefined && schemeOwner !== capability) {
+      return new SchemeTaken({ scheme: result.scheme, owner: schemeOwner, capability, name: publicName })
+    }
+    const key = result._tag === "Resource" ? `uri ${result.uri}` : `template ${result.uriTemplate}`
+    const taken =
+      result._tag === "Resource"
+        ? resources.has(result.uri)
+        : templates.some((other) => other.uriTemplate === result.uriTemplate)
+    if (keys.has(key) || taken) {
+      return new InvalidResource({
+        name: publicName,
+        reason: `${result._tag === "Resource" ? "URI" : "URI template"} ${key.slice(key.indexOf(" ") + 1)} is registered twice`
+      })
+    }
+    keys.add(key)
+    return result
+  }
+
   // Checks and compiles a capability's resources and templates (nothing is committed here).
   const checkResources = (
     capability: string,
     list: ReadonlyArray<Resource.Handled<any>>,
-    context: Context.Context<any>
+    context: Context.Context<any>,
+    foreign = false
   ): Array<CompiledResource | CompiledTemplate> | KernelError => {
     const seen = new Set<string>()
     const keys = new Set<string>()
     const compiled: Array<CompiledResource | CompiledTemplate> = []
     for (const handled of list) {
-      const name = handled.resource.name
-      if (capability !== dynamicId && name.startsWith(`${capability}_`)) {
-        return new PrefixedName({ capability, toolName: name })
-      }
-      if (!namePattern.test(name)) return new InvalidName({ capability, toolName: name })
-      const publicName = `${capability}_${name}`
-      const owner = seen.has(publicName) ? capability : resourceNames.get(publicName)
-      if (owner !== undefined) {
-        return capability === dynamicId && owner !== dynamicId
-          ? new DynamicShadow({ toolName: publicName, owner })
-          : new DuplicateName({ toolName: publicName, first: owner, second: capability })
-      }
-      seen.add(publicName)
-      const result =
-        handled.resource._tag === "Resource"
-          ? compileResource(handled, handled.resource, publicName, capability, context)
-          : compileTemplate(handled, handled.resource, publicName, capability, context)
-      if (result instanceof SchemaProblem) return new InvalidResource({ name: publicName, reason: result.reason })
-      const schemeOwner = schemes.get(result.scheme)
-      if (schemeOwner !== undefined && schemeOwner !== capability) {
-        return new SchemeTaken({ scheme: result.scheme, owner: schemeOwner, capability, name: publicName })
-      }
-      const key = result._tag === "Resource" ? `uri ${result.uri}` : `template ${result.uriTemplate}`
-      const taken =
-        result._tag === "Resource"
-          ? resources.has(result.uri)
-          : templates.some((other) => other.uriTemplate === result.uriTemplate)
-      if (keys.has(key) || taken) {
-        return new InvalidResource({
-          name: publicName,
-          reason: `${result._tag === "Resource" ? "URI" : "URI template"} ${key.slice(key.indexOf(" ") + 1)} is registered twice`
-        })
-      }
-      keys.add(key)
+      const result = checkResource(capability, handled, context, seen, keys, foreign)
+      if (!("read" in result)) return result
       compiled.push(result)
     }
     return compiled
@@ -905,6 +1011,46 @@ export const make = Effect.fnUntraced(function* (options: Options = {}) {
     }
   }
 
+  const commitTools = (capability: string, compiled: ReadonlyArray<CompiledTool>) => {
+    // Lists are ordered by capability id, then by each capability's own order,
+    // whatever order the capability layers happened to finish building in.
+    const at = order.findIndex((other) => tools.get(other)!.capability > capability)
+    order.splice(at === -1 ? order.length : at, 0, ...compiled.map((tool) => tool.name))
+    for (const tool of compiled) tools.set(tool.name, tool)
+  }
+
+  // Removers of one tool, prompt, or resource or template, by public name
+  // (whoever registered it). The URI scheme of a removed resource is free
+  // again once no resource uses it.
+  const removeTool = (name: string) => {
+    if (tools.delete(name)) order.splice(order.indexOf(name), 1)
+  }
+  const removePrompt = (name: string) => {
+    if (prompts.delete(name)) promptOrder.splice(promptOrder.indexOf(name), 1)
+  }
+  const removeResource = (publicName: string) => {
+    if (!resourceNames.delete(publicName)) return
+    let scheme: string | undefined
+    for (const [uri, resource] of resources) {
+      if (resource.name !== publicName) continue
+      resources.delete(uri)
+      resourceOrder.splice(resourceOrder.indexOf(uri), 1)
+      scheme = resource.scheme
+    }
+    const at = templates.findIndex((template) => template.name === publicName)
+    if (at !== -1) {
+      const template = templates[at]!
+      templates.splice(at, 1)
+      const list = templatesByScheme.get(template.scheme)!
+      list.splice(list.indexOf(template), 1)
+      if (list.length === 0) templatesByScheme.delete(template.scheme)
+      scheme = template.scheme
+    }
+    if (scheme !== undefined && ![...resources.values(), ...templates].some((resource) => resource.scheme === scheme)) {
+      schemes.delete(scheme)
+    }
+  }
+
   const resolve = (uri: string) => {
     const exact = resources.get(uri)
     if (exact !== undefined) return { resource: exact, params: {} }
@@ -918,45 +1064,111 @@ export const make = Effect.fnUntraced(function* (options: Options = {}) {
     return undefined
   }
 
+  // Checks and compiles one prompt of a capability (nothing is committed
+  // here); `seen` holds the public names checked before it.
+  const checkPrompt = (
+    capability: string,
+    handled: Prompt.Handled<any>,
+    context: Context.Context<any>,
+    seen: Set<string>,
+    foreign: boolean
+  ): CompiledPrompt | KernelError => {
+    const name = handled.prompt.name
+    const problem = nameProblem(capability, name, foreign)
+    if (problem !== undefined) return problem
+    const publicName = `${capability}_${name}`
+    if (seen.has(publicName)) return new DuplicateName({ toolName: publicName, first: capability, second: capability })
+    seen.add(publicName)
+    const existing = prompts.get(publicName)
+    if (existing !== undefined) {
+      return capability === dynamicId && existing.capability !== dynamicId
+        ? new DynamicShadow({ toolName: publicName, owner: existing.capability })
+        : new DuplicateName({ toolName: publicName, first: existing.capability, second: capability })
+    }
+    const result = compilePrompt(handled, publicName, capability, context)
+    if (result instanceof SchemaProblem) {
+      return new InvalidToolSchema({ toolName: publicName, reason: result.reason, kind: "prompt" })
+    }
+    const stray = Object.keys(handled.completions ?? {}).filter((key) => !result.arguments.includes(key))
+    if (stray.length > 0) {
+      return new InvalidToolSchema({
+        toolName: publicName,
+        reason: `completer for ${stray.map((key) => `"${key}"`).join(", ")}, which is not an argument of the prompt`,
+        kind: "prompt"
+      })
+    }
+    return result
+  }
+
   // Checks and compiles a capability's prompts (nothing is committed here).
   const checkPrompts = (
     capability: string,
     list: ReadonlyArray<Prompt.Handled<any>>,
-    context: Context.Context<any>
+    context: Context.Context<any>,
+    foreign = false
   ): Array<CompiledPrompt> | KernelError => {
     const seen = new Set<string>()
     const compiled: Array<CompiledPrompt> = []
     for (const handled of list) {
-      const name = handled.prompt.name
-      if (capability !== dynamicId && name.startsWith(`${capability}_`)) {
-        return new PrefixedName({ capability, toolName: name })
-      }
-      if (!namePattern.test(name)) return new InvalidName({ capability, toolName: name })
-      const publicName = `${capability}_${name}`
-      if (seen.has(publicName))
-        return new DuplicateName({ toolName: publicName, first: capability, second: capability })
-      seen.add(publicName)
-      const existing = prompts.get(publicName)
-      if (existing !== undefined) {
-        return capability === dynamicId && existing.capability !== dynamicId
-          ? new DynamicShadow({ toolName: publicName, owner: existing.capability })
-          : new DuplicateName({ toolName: publicName, first: existing.capability, second: capability })
-      }
-      const result = compilePrompt(handled, publicName, capability, context)
-      if (result instanceof SchemaProblem) {
-        return new InvalidToolSchema({ toolName: publicName, reason: result.reason, kind: "prompt" })
-      }
-      const stray = Object.keys(handled.completions ?? {}).filter((key) => !result.arguments.includes(key))
-      if (stray.length > 0) {
-        return new InvalidToolSchema({
-          toolName: publicName,
-          reason: `completer for ${stray.map((key) => `"${key}"`).join(", ")}, which is not an argument of the prompt`,
-          kind: "prompt"
-        })
-      }
+      const result = checkPrompt(capability, handled, context, seen, foreign)
+      if (!("get" in result)) return result
       compiled.push(result)
     }
     return compiled
+  }
+
+  // Checks and compiles one tool of a capability (nothing is committed here);
+  // `seen` holds the public names checked before it.
+  const checkTool = (
+    capability: string,
+    handled: Tool.Handled<any>,
+    context: Context.Context<any>,
+    capabilityLimits: Policy.Limits | undefined,
+    seen: Set<string>,
+    foreign: boolean
+  ): CompiledTool | KernelError => {
+    const name = handled.tool.name
+    const problem = nameProblem(capability, name, foreign)
+    if (problem !== undefined) return problem
+    const publicName = `${capability}_${name}`
+    if (seen.has(publicName)) {
+      return new DuplicateName({ toolName: publicName, first: capability, second: capability })
+    }
+    seen.add(publicName)
+    // A name another tool is published under (its alias) is taken too.
+    const aliased = aliasTargets.get(publicName)
+    if (aliased !== undefined) {
+      return new InvalidAlias({
+        alias: publicName,
+        target: aliased,
+        reason: `${publicName} is a public name of ${capability}`
+      })
+    }
+    const existing = tools.get(publicName) ?? tools.get(aliases.get(publicName) ?? publicName)
+    if (existing !== undefined) {
+      return capability === dynamicId && existing.capability !== dynamicId
+        ? new DynamicShadow({ toolName: publicName, owner: existing.capability })
+        : new DuplicateName({ toolName: publicName, first: existing.capability, second: capability })
+    }
+    const limitProblems = [
+      ...Policy.limitsProblems(handled.tool.limits, "").map((problem) => `Tool.make option ${problem}`),
+      ...(capabilityLimits === undefined
+        ? []
+        : Policy.limitsProblems(
+            {
+              timeout: capabilityLimits.timeout,
+              maxConcurrent: capabilityLimits.maxConcurrent,
+              maxResultBytes: capabilityLimits.maxResultBytes
+            },
+            ""
+          ).map((problem) => `Capability.make option ${problem}`))
+    ]
+    if (limitProblems.length > 0) return new InvalidLimits({ toolName: publicName, reason: limitProblems.join("; ") })
+    const result = compileTool(handled, aliases.get(publicName) ?? publicName, capability, context, capabilityLimits)
+    if (result instanceof SchemaProblem) {
+      return new InvalidToolSchema({ toolName: publicName, reason: result.reason })
+    }
+    return result
   }
 
   // Checks and compiles a whole registration, then commits it, in one
@@ -966,61 +1178,17 @@ export const make = Effect.fnUntraced(function* (options: Options = {}) {
     capability: string,
     list: ReadonlyArray<Tool.Handled<any>>,
     context: Context.Context<any>,
-    capabilityLimits: Policy.Limits | undefined
+    capabilityLimits: Policy.Limits | undefined,
+    foreign = false
   ): Array<CompiledTool> | KernelError => {
     const seen = new Set<string>()
     const compiled: Array<CompiledTool> = []
     for (const handled of list) {
-      const name = handled.tool.name
-      if (capability !== dynamicId && name.startsWith(`${capability}_`)) {
-        return new PrefixedName({ capability, toolName: name })
-      }
-      if (!namePattern.test(name)) return new InvalidName({ capability, toolName: name })
-      const publicName = `${capability}_${name}`
-      if (seen.has(publicName)) {
-        return new DuplicateName({ toolName: publicName, first: capability, second: capability })
-      }
-      seen.add(publicName)
-      // A name another tool is published under (its alias) is taken too.
-      const aliased = aliasTargets.get(publicName)
-      if (aliased !== undefined) {
-        return new InvalidAlias({
-          alias: publicName,
-          target: aliased,
-          reason: `${publicName} is a public name of ${capability}`
-        })
-      }
-      const existing = tools.get(publicName) ?? tools.get(aliases.get(publicName) ?? publicName)
-      if (existing !== undefined) {
-        return capability === dynamicId && existing.capability !== dynamicId
-          ? new DynamicShadow({ toolName: publicName, owner: existing.capability })
-          : new DuplicateName({ toolName: publicName, first: existing.capability, second: capability })
-      }
-      const limitProblems = [
-        ...Policy.limitsProblems(handled.tool.limits, "").map((problem) => `Tool.make option ${problem}`),
-        ...(capabilityLimits === undefined
-          ? []
-          : Policy.limitsProblems(
-              {
-                timeout: capabilityLimits.timeout,
-                maxConcurrent: capabilityLimits.maxConcurrent,
-                maxResultBytes: capabilityLimits.maxResultBytes
-              },
-              ""
-            ).map((problem) => `Capability.make option ${problem}`))
-      ]
-      if (limitProblems.length > 0) return new InvalidLimits({ toolName: publicName, reason: limitProblems.join("; ") })
-      const result = compileTool(handled, aliases.get(publicName) ?? publicName, capability, context, capabilityLimits)
-      if (result instanceof SchemaProblem) {
-        return new InvalidToolSchema({ toolName: publicName, reason: result.reason })
-      }
+      const result = checkTool(capability, handled, context, capabilityLimits, seen, foreign)
+      if (!("call" in result)) return result
       compiled.push(result)
     }
-    // Lists are ordered by capability id, then by each capability's own order,
-    // whatever order the capability layers happened to finish building in.
-    const at = order.findIndex((other) => tools.get(other)!.capability > capability)
-    order.splice(at === -1 ? order.length : at, 0, ...compiled.map((tool) => tool.name))
-    for (const tool of compiled) tools.set(tool.name, tool)
+    commitTools(capability, compiled)
     invalidate()
     return compiled
   }
@@ -1084,13 +1252,14 @@ export const make = Effect.fnUntraced(function* (options: Options = {}) {
       if (!idPattern.test(info.id)) return Effect.fail(new InvalidCapabilityId({ id: info.id }))
       // Prompts, resources and extensions are checked first: `register` commits
       // the tools, and a capability registers everything or nothing.
-      const compiledPrompts = checkPrompts(info.id, promptList, context)
+      const foreign = info.foreignNames === true
+      const compiledPrompts = checkPrompts(info.id, promptList, context, foreign)
       if (!Array.isArray(compiledPrompts)) return Effect.fail(compiledPrompts)
-      const compiledResources = checkResources(info.id, resourceList, context)
+      const compiledResources = checkResources(info.id, resourceList, context, foreign)
       if (!Array.isArray(compiledResources)) return Effect.fail(compiledResources)
       const checkedExtensions = checkExtensions(info.id, extensionList, context)
       if (!Array.isArray(checkedExtensions)) return Effect.fail(checkedExtensions)
-      const result = register(info.id, list, context, info)
+      const result = register(info.id, list, context, info, foreign)
       if (!Array.isArray(result)) return Effect.fail(result)
       commitPrompts(info.id, compiledPrompts)
       commitResources(info.id, compiledResources)
@@ -1141,47 +1310,90 @@ export const make = Effect.fnUntraced(function* (options: Options = {}) {
     Effect.suspend(() => {
       const tool = tools.get(publicName)
       if (tool !== undefined && tool.capability === dynamicId) {
-        tools.delete(publicName)
-        order.splice(order.indexOf(publicName), 1)
+        removeTool(publicName)
         invalidate()
         return Effect.as(PubSub.publish(changes, "tools"), true)
       }
       const prompt = prompts.get(publicName)
       if (prompt !== undefined && prompt.capability === dynamicId) {
-        prompts.delete(publicName)
-        promptOrder.splice(promptOrder.indexOf(publicName), 1)
+        removePrompt(publicName)
         invalidate()
         return Effect.as(PubSub.publish(changes, "prompts"), true)
       }
       if (resourceNames.get(publicName) === dynamicId) {
-        resourceNames.delete(publicName)
-        let scheme: string | undefined
-        for (const [uri, resource] of resources) {
-          if (resource.name !== publicName) continue
-          resources.delete(uri)
-          resourceOrder.splice(resourceOrder.indexOf(uri), 1)
-          scheme = resource.scheme
-        }
-        const at = templates.findIndex((template) => template.name === publicName)
-        if (at !== -1) {
-          const template = templates[at]!
-          templates.splice(at, 1)
-          const list = templatesByScheme.get(template.scheme)!
-          list.splice(list.indexOf(template), 1)
-          if (list.length === 0) templatesByScheme.delete(template.scheme)
-          scheme = template.scheme
-        }
-        // A scheme no dynamic resource uses any more is free again.
-        if (
-          scheme !== undefined &&
-          ![...resources.values(), ...templates].some((resource) => resource.scheme === scheme)
-        ) {
-          schemes.delete(scheme)
-        }
+        removeResource(publicName)
         invalidate()
         return Effect.as(PubSub.publish(changes, "resources"), true)
       }
       return Effect.succeed(false)
+    })
+
+  // What a capability's lists look like to clients (every era's entries), to
+  // tell whether a replacement changed them.
+  const listedBy = (summary: CapabilitySummary): Record<Change, string> => {
+    const entries = (list: ReadonlyArray<{ readonly listEntry: Readonly<Record<Era, string>> } | undefined>) =>
+      list.map((item) => (item === undefined ? "" : Object.values(item.listEntry).join("\n"))).join("\n\n")
+    const named = new Set(summary.resources)
+    return {
+      tools: entries(summary.tools.map((name) => tools.get(name))),
+      prompts: entries(summary.prompts.map((name) => prompts.get(name))),
+      resources: entries([...resources.values(), ...templates].filter((resource) => named.has(resource.name)))
+    }
+  }
+
+  const replaceCapability = (
+    id: string,
+    contents: Replacement,
+    context: Context.Context<any>
+  ): Effect.Effect<ReadonlyArray<KernelError>, UnknownCapability> =>
+    Effect.suspend((): Effect.Effect<ReadonlyArray<KernelError>, UnknownCapability> => {
+      const at = id === dynamicId ? -1 : summaries.findIndex((summary) => summary.id === id)
+      if (at === -1) return Effect.fail(new UnknownCapability({ id }))
+      const summary = summaries[at]!
+      const foreign = summary.foreignNames === true
+      const before = listedBy(summary)
+      // Its current entries go first: the new ones are checked against the other capabilities only.
+      for (const name of summary.tools) removeTool(name)
+      for (const name of summary.prompts) removePrompt(name)
+      for (const name of summary.resources) removeResource(name)
+      const problems: Array<KernelError> = []
+      const promptsSeen = new Set<string>()
+      const compiledPrompts: Array<CompiledPrompt> = []
+      for (const handled of contents.prompts ?? []) {
+        const result = checkPrompt(id, handled, context, promptsSeen, foreign)
+        if ("get" in result) compiledPrompts.push(result)
+        else problems.push(result)
+      }
+      const resourcesSeen = new Set<string>()
+      const keys = new Set<string>()
+      const compiledResources: Array<CompiledResource | CompiledTemplate> = []
+      for (const handled of contents.resources ?? []) {
+        const result = checkResource(id, handled, context, resourcesSeen, keys, foreign)
+        if ("read" in result) compiledResources.push(result)
+        else problems.push(result)
+      }
+      const toolsSeen = new Set<string>()
+      const compiledTools: Array<CompiledTool> = []
+      for (const handled of contents.tools ?? []) {
+        const result = checkTool(id, handled, context, summary, toolsSeen, foreign)
+        if ("call" in result) compiledTools.push(result)
+        else problems.push(result)
+      }
+      commitPrompts(id, compiledPrompts)
+      commitResources(id, compiledResources)
+      commitTools(id, compiledTools)
+      invalidate()
+      const replaced: CapabilitySummary = {
+        ...summary,
+        tools: compiledTools.map((t) => t.name),
+        prompts: compiledPrompts.map((p) => p.name),
+        resources: compiledResources.map((r) => r.name)
+      }
+      summaries[at] = replaced
+      const after = listedBy(replaced)
+      const changed = (["tools", "prompts", "resources"] as const).filter((kind) => before[kind] !== after[kind])
+      const published = changed.length === 0 ? Effect.void : Effect.asVoid(PubSub.publishAll(changes, changed))
+      return Effect.as(published, problems)
     })
 
   const cursorKinds: Record<string, ListKind> = {
@@ -1286,8 +1498,10 @@ export const make = Effect.fnUntraced(function* (options: Options = {}) {
     registerDynamicPrompt,
     registerDynamicResource,
     unregisterDynamic,
+    replaceCapability,
     tool: (name) => tools.get(name),
     toolCount: () => order.length,
+    toolNames: () => order.slice(),
     toolsPage,
     prompt: (name) => prompts.get(name),
     promptCount: () => promptOrder.length,

@@ -139,6 +139,13 @@ export interface Tool<
    */
   readonly inputJsonSchema: JsonSchemaObject | undefined
   /**
+   * The JSON Schema published as the tool's `outputSchema` instead of the one
+   * generated from `output`, or for a tool without `output` whose handler
+   * returns whole results with their `structuredContent` (see {@link make}).
+   * Since 0.3.0.
+   */
+  readonly outputJsonSchema: JsonSchemaObject | undefined
+  /**
    * Whether the tool's work may run as a task (the tasks extension,
    * 2026-07-28): `optional`, `required`, or undefined (never). See `Task`.
    */
@@ -341,6 +348,15 @@ export const make = <
      * Schema requires beyond its fields, so that both accept the same calls.
      */
     readonly inputJsonSchema?: JsonSchemaObject | undefined
+    /**
+     * The JSON Schema to publish as `outputSchema`. With `output`, it replaces
+     * the generated one (`output` still encodes every result). Without
+     * `output`, the handler returns whole results (`CallToolResult`) and is
+     * trusted to put a `structuredContent` that matches it in each successful
+     * one: the runtime passes results on as they are (a proxy of another
+     * server's tool, say). It must describe an object. Since 0.3.0.
+     */
+    readonly outputJsonSchema?: JsonSchemaObject | undefined
     /** Whether the tool's work may run as a task (see {@link TaskSupport} and `Task.background`). */
     readonly task?: TaskSupport | undefined
   }
@@ -354,6 +370,7 @@ export const make = <
   self.annotations = options.annotations
   self.confirm = options.confirm
   self.inputJsonSchema = options.inputJsonSchema
+  self.outputJsonSchema = options.outputJsonSchema
   self.task = options.task
   self.limits = {
     ...(options.timeout === undefined ? {} : { timeout: options.timeout }),

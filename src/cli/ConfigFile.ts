@@ -19,6 +19,7 @@ const configFileVariable = "MCP_RUNTIME_CONFIG"
 import { ExecSettingsSchema } from "../../capabilities/exec/settings.ts"
 import { FeSettingsSchema } from "../../capabilities/fe/settings.ts"
 import { SkillsSettingsSchema } from "../../capabilities/skills/settings.ts"
+import { UpstreamsSchema } from "../../capabilities/upstream/settings.ts"
 
 /**
  * The file looked for in the root when `--config` is not given.
@@ -148,6 +149,12 @@ export const ConfigFile = Schema.Struct({
   exec: Schema.optional(ExecSettingsSchema),
   fe: Schema.optional(FeSettingsSchema),
   skills: Schema.optional(SkillsSettingsSchema),
+  upstreams: Schema.optional(
+    UpstreamsSchema.annotate({
+      description:
+        "Other MCP servers whose tools, prompts and resources are published under <id>_ (see docs/capabilities/upstream.md)"
+    })
+  ),
   http: Schema.optional(
     Schema.Struct({
       port: Schema.optional(NonNegativeInt.check(Schema.isLessThanOrEqualTo(65535))),

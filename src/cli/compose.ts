@@ -7,6 +7,7 @@
  *
  * @since 0.1.0
  */
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as FileSystem from "effect/FileSystem"
 import * as Flag from "effect/cli/Flag"
@@ -18,6 +19,7 @@ import * as References from "effect/References"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import * as Bundled from "../../capabilities/index.ts"
+import { type UpstreamStatus, Upstreams } from "../../capabilities/upstream/index.ts"
 import * as FileAuditLog from "../../layers/FileAuditLog.ts"
 import * as NodeCommandRunner from "../../layers/NodeCommandRunner.ts"
 import * as NodeWorkspace from "../../layers/NodeWorkspace.ts"
@@ -225,6 +227,12 @@ export const serverLayers = (settings: Settings.Settings) => ({
             openWorkspace: (root) => NodeWorkspace.make({ ...settings.workspace, root })
           }
         ),
+        // Other MCP servers, mounted under their ids (the configuration's `upstreams`).
+        Object.keys(settings.upstreams).length === 0
+          ? Layer.empty
+          : Bundled.upstreams(settings.upstreams, {
+              [Settings.upstreamDepthVariable]: String(settings.upstreamDepth + 1)
+            }),
         settings.gate === undefined ? Layer.empty : Layer.succeed(Gate.Gate, Gate.fromRules(settings.gate)),
         settings.audit === undefined ? Layer.empty : FileAuditLog.layer(settings.audit)
       )
@@ -368,6 +376,8 @@ export interface InProcessClient {
   readonly notify: (method: string, params?: Record<string, unknown>) => Effect.Effect<void>
   /** Every page of a paginated list, concatenated. */
   readonly listAll: (method: string, key: string) => Effect.Effect<ReadonlyArray<any>, RpcError>
+  /** How each configured upstream server is doing (none without `upstreams`). Since 0.3.0. */
+  readonly upstreams: () => ReadonlyArray<UpstreamStatus>
 }
 
 /**
@@ -404,6 +414,7 @@ export const connectInProcess = Effect.fnUntraced(function* (
     layers.capabilities.pipe(Layer.provideMerge(layers.kernel), Layer.provideMerge(layers.configuration))
   ).pipe(provideSurroundings(settings))
   const kernel = yield* Effect.provide(Effect.service(Kernel.Kernel), context)
+  const upstreams = Context.getOption(context as Context.Context<unknown>, Upstreams)
   const { client, closeOutput, transport } = yield* makeMemory({ maxMessageBytes: settings.server.maxMessageBytes })
   yield* McpServer.serve().pipe(
     Effect.provideService(Transport, transport),
@@ -421,5 +432,12 @@ export const connectInProcess = Effect.fnUntraced(function* (
     clientInfo: { name: "mcp-runtime-cli", version: ServerConfig.packageVersion }
   })
   yield* notify("notifications/initialized")
-  return { request, notify, listAll, kernel, initialized }
+  return {
+    request,
+    notify,
+    listAll,
+    kernel,
+    initialized,
+    upstreams: () => (Option.isSome(upstreams) ? upstreams.value.status() : [])
+  }
 })

@@ -17,6 +17,7 @@ import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
 import { defaultExecSettings } from "../../capabilities/exec/settings.ts"
 import { defaultFeSettings } from "../../capabilities/fe/settings.ts"
+import type { UpstreamStatus } from "../../capabilities/upstream/index.ts"
 import * as ServerConfig from "../ServerConfig.ts"
 import {
   AlreadyReported,
@@ -131,6 +132,22 @@ export interface CapabilityReport {
   readonly resources: ReadonlyArray<{ readonly name: string; readonly uri: string | undefined }>
   readonly templates: ReadonlyArray<{ readonly name: string; readonly uriTemplate: string | undefined }>
   readonly prompts: ReadonlyArray<{ readonly name: string; readonly arguments: ReadonlyArray<string> }>
+  /**
+   * For an upstream MCP server (`upstreams` in the configuration): how it is
+   * reached, whether it is connected (else why not), how many times it was
+   * reconnected, and what it listed that could not be published. Since 0.3.0.
+   */
+  readonly upstream?:
+    | {
+        readonly transport: string
+        readonly state: "connecting" | "connected" | "failed"
+        readonly reason: string | undefined
+        readonly restarts: number
+        readonly pid: number | undefined
+        readonly server: { readonly name: string; readonly version: string } | undefined
+        readonly problems: ReadonlyArray<string>
+      }
+    | undefined
 }
 
 const toolMarks = (tool: CapabilityReport["tools"][number]): string => {
@@ -188,6 +205,7 @@ export const inspectCapabilities = (
       const promptArguments = new Map<string, ReadonlyArray<string>>(
         prompts.map((p) => [p.name, (p.arguments ?? []).map((a: { name: string }) => a.name)])
       )
+      const upstreams = new Map(client.upstreams().map((status) => [status.id, status]))
       return summaries.map((c): CapabilityReport => ({
         id: c.id,
         version: c.version,
@@ -205,7 +223,8 @@ export const inspectCapabilities = (
         templates: c.resources
           .filter((name) => uriTemplates.has(name))
           .map((name) => ({ name, uriTemplate: uriTemplates.get(name) })),
-        prompts: c.prompts.map((name) => ({ name, arguments: promptArguments.get(name) ?? [] }))
+        prompts: c.prompts.map((name) => ({ name, arguments: promptArguments.get(name) ?? [] })),
+        ...upstreamReport(upstreams.get(c.id))
       }))
     })
   )
@@ -219,10 +238,35 @@ const describeFailure = (cause: Cause.Cause<unknown>): string => {
   return `a defect: ${Cause.pretty(cause).split("\n")[0]}`
 }
 
+const upstreamReport = (status: UpstreamStatus | undefined): Pick<CapabilityReport, "upstream"> =>
+  status === undefined
+    ? {}
+    : {
+        upstream: {
+          transport: status.transport,
+          state: status.state,
+          reason: status.reason,
+          restarts: status.restarts,
+          pid: status.pid,
+          server: status.server,
+          problems: status.problems
+        }
+      }
+
+const upstreamDetails = (upstream: NonNullable<CapabilityReport["upstream"]>): ReadonlyArray<string> => [
+  `upstream: ${upstream.transport}`,
+  `state: ${upstream.state}${upstream.reason === undefined ? "" : ` (${upstream.reason})`}${
+    upstream.server === undefined ? "" : `, server ${upstream.server.name} ${upstream.server.version}`
+  }${upstream.pid === undefined ? "" : `, pid ${upstream.pid}`}, ${upstream.restarts} restart${upstream.restarts === 1 ? "" : "s"}`,
+  ...upstream.problems.map((problem) => `not published: ${problem}`)
+]
+
 const capabilityCheck = (c: CapabilityReport): Check => ({
-  ok: true,
-  title: `${c.id} ${c.version} — ${c.description}`,
+  // An upstream that is not connected is reported, though the server starts without it.
+  ok: c.upstream === undefined || c.upstream.state === "connected",
+  title: c.upstream === undefined ? `${c.id} ${c.version} — ${c.description}` : `${c.id} — ${c.description}`,
   details: [
+    ...(c.upstream === undefined ? [] : upstreamDetails(c.upstream)),
     `tools: ${c.tools.map(toolMarks).join(", ") || "none"}`,
     `resources: ${c.resources.map((r) => (r.uri === undefined ? r.name : `${r.name} (${r.uri})`)).join(", ") || "none"}`,
     `resource templates: ${
@@ -263,8 +307,15 @@ export const capabilityChecks = Effect.fnUntraced(function* (
   const checks: Array<Check> = []
   const registered: Array<CapabilityReport> = []
   let aloneFailed = false
-  for (const id of settings.capabilities) {
-    const alone = yield* Effect.exit(inspect({ ...settings, capabilities: [id] }))
+  // Each bundled capability alone, then each upstream server alone.
+  const each: ReadonlyArray<readonly [string, Settings.Settings]> = [
+    ...settings.capabilities.map((id) => [id, { ...settings, capabilities: [id], upstreams: {} }] as const),
+    ...Object.entries(settings.upstreams).map(
+      ([id, upstream]) => [id, { ...settings, capabilities: [], upstreams: { [id]: upstream } }] as const
+    )
+  ]
+  for (const [id, aloneSettings] of each) {
+    const alone = yield* Effect.exit(inspect(aloneSettings))
     if (Exit.isSuccess(alone)) {
       checks.push(...alone.value.map(capabilityCheck))
       registered.push(...alone.value)
@@ -276,7 +327,7 @@ export const capabilityChecks = Effect.fnUntraced(function* (
   if (!aloneFailed) {
     checks.push({
       ok: false,
-      title: `${settings.capabilities.join(", ")}: each starts alone, but not together`,
+      title: `${[...settings.capabilities, ...Object.keys(settings.upstreams)].join(", ")}: each starts alone, but not together`,
       details: [describeFailure(together.cause)]
     })
   }

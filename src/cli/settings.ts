@@ -15,6 +15,7 @@ import * as Schema from "effect/Schema"
 import type { ExecSettingsShape } from "../../capabilities/exec/settings.ts"
 import type { FeSettingsShape } from "../../capabilities/fe/settings.ts"
 import type { SkillsSettingsShape } from "../../capabilities/skills/settings.ts"
+import type { UpstreamSettings } from "../../capabilities/upstream/settings.ts"
 import { bundled, type BundledId, defaults } from "../../capabilities/index.ts"
 import type * as FileAuditLog from "../../layers/FileAuditLog.ts"
 import type * as NodeWorkspace from "../../layers/NodeWorkspace.ts"
@@ -104,6 +105,18 @@ export interface Settings {
   readonly fe: FeSettingsShape | undefined
   /** The skills capability's settings (`skills` in the file); undefined keeps its defaults. */
   readonly skills: SkillsSettingsShape | undefined
+  /**
+   * The upstream MCP servers (`upstreams` in the file), by capability id:
+   * `cwd` resolved against the root (default: the root), `${NAME}` in `env`
+   * and `headers` values replaced by the variable. Since 0.3.0.
+   */
+  readonly upstreams: Readonly<Record<string, UpstreamSettings>>
+  /**
+   * How deep this server is in a chain of upstreams (`MCP_RUNTIME_UPSTREAM_DEPTH`,
+   * which the server sets for its stdio upstreams): 0 for a server started
+   * by a client. Since 0.3.0.
+   */
+  readonly upstreamDepth: number
   readonly http: {
     readonly port: number | undefined
     readonly host: string | undefined
@@ -252,6 +265,18 @@ export const loosenings = (config: Config): ReadonlyArray<string> => {
       "sets the keys that seal input-required states (whoever reads them can read captured states and make new ones)"
     )
   }
+  const upstreams = Object.entries(config.upstreams ?? {})
+  if (upstreams.length > 0) {
+    found.push(
+      `connects to upstream MCP servers (${upstreams
+        .map(([id, upstream]) =>
+          upstream.command !== undefined
+            ? `${id}: runs ${[upstream.command, ...(upstream.args ?? [])].join(" ")}`
+            : `${id}: ${upstream.url}`
+        )
+        .join("; ")}) and publishes their tools`
+    )
+  }
   return found
 }
 
@@ -366,6 +391,42 @@ export const logLevelVariable = "MCP_RUNTIME_LOG_LEVEL"
  */
 export const stateKeyVariable = "MCP_RUNTIME_STATE_KEY"
 
+/**
+ * The variable the server sets, one higher than its own, in the
+ * environment of its stdio upstreams; a server with upstreams refuses to
+ * start at {@link maxUpstreamDepth}: it is probably its own upstream (an
+ * upstream `mcp-runtime` that reads the same configuration file).
+ *
+ * **Example**
+ *
+ * ```ts
+ * import { upstreamDepthVariable } from "./src/cli/settings.ts"
+ *
+ * upstreamDepthVariable // => "MCP_RUNTIME_UPSTREAM_DEPTH"
+ * ```
+ *
+ * @category environment
+ * @since 0.3.0
+ */
+export const upstreamDepthVariable = "MCP_RUNTIME_UPSTREAM_DEPTH"
+
+/**
+ * How deep upstreams may nest: a server at this depth
+ * (`MCP_RUNTIME_UPSTREAM_DEPTH`) with upstreams of its own refuses to start.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import { maxUpstreamDepth } from "./src/cli/settings.ts"
+ *
+ * maxUpstreamDepth // => 4
+ * ```
+ *
+ * @category environment
+ * @since 0.3.0
+ */
+export const maxUpstreamDepth = 4
+
 const integerKeys = [
   "port",
   "maxMessageBytes",
@@ -420,6 +481,66 @@ const fromEnvironment = (
     }
     return Effect.succeed(out)
   })
+
+// `${NAME}` in a value of an upstream's `env` or `headers`: the server's own variable (a secret need not be in the file).
+const expandVariables = (
+  values: Readonly<Record<string, string>> | undefined,
+  env: Readonly<Record<string, string | undefined>>,
+  where: string
+): Effect.Effect<Record<string, string> | undefined, UsageError> =>
+  Effect.suspend(() => {
+    if (values === undefined) return Effect.succeed(undefined)
+    const out: Record<string, string> = {}
+    for (const [key, value] of Object.entries(values)) {
+      let missing: string | undefined
+      out[key] = value.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (_, name: string) => {
+        const found = env[name]
+        if (found === undefined) missing ??= name
+        return found ?? ""
+      })
+      if (missing !== undefined) {
+        return Effect.fail(
+          new UsageError({ message: `${where}.${key}: \${${missing}} names a variable that is not set` })
+        )
+      }
+    }
+    return Effect.succeed(out)
+  })
+
+const upstreamDepthOf = (env: Readonly<Record<string, string | undefined>>): number => {
+  const value = env[upstreamDepthVariable]?.trim()
+  return value !== undefined && /^\d{1,3}$/.test(value) ? Number(value) : 0
+}
+
+const resolveUpstreams = Effect.fnUntraced(function* (
+  config: Config,
+  root: string,
+  env: Readonly<Record<string, string | undefined>>,
+  file: string
+): Effect.fn.Return<Readonly<Record<string, UpstreamSettings>>, UsageError> {
+  const depth = upstreamDepthOf(env)
+  if (depth >= maxUpstreamDepth && Object.keys(config.upstreams ?? {}).length > 0) {
+    return yield* new UsageError({
+      message:
+        `${file}: $.upstreams: this server is an upstream ${depth} levels deep (${upstreamDepthVariable}=${depth}); ` +
+        `it is probably its own upstream, an upstream mcp-runtime that reads the same configuration file: give ` +
+        `the upstream its own --root or --config`
+    })
+  }
+  const out: Record<string, UpstreamSettings> = {}
+  for (const [id, upstream] of Object.entries(config.upstreams ?? {})) {
+    const where = `${file}: $.upstreams.${id}`
+    const expandedEnv = yield* expandVariables(upstream.env, env, `${where}.env`)
+    const headers = yield* expandVariables(upstream.headers, env, `${where}.headers`)
+    out[id] = {
+      ...upstream,
+      ...(expandedEnv === undefined ? {} : { env: expandedEnv }),
+      ...(headers === undefined ? {} : { headers }),
+      ...(upstream.command === undefined ? {} : { cwd: NodePath.resolve(root, upstream.cwd ?? ".") })
+    }
+  }
+  return out
+})
 
 const flagNames: Record<keyof Flags, string> = {
   capabilities: "--capabilities",
@@ -624,6 +745,8 @@ export const resolve = Effect.fnUntraced(function* (input: {
     exec: config.exec,
     fe: config.fe,
     skills: config.skills,
+    upstreams: yield* resolveUpstreams(config, root, input.env, file),
+    upstreamDepth: upstreamDepthOf(input.env),
     http: {
       port: flag(flags.port, http.port),
       host: flag(flags.host, http.host),

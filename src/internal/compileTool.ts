@@ -203,15 +203,22 @@ const headerParamsOf = (
   return params
 }
 
-// An input JSON Schema the tool gives itself: checked, and its dialect named when it has definitions.
+// An input (or output) JSON Schema the tool gives itself: checked, and its dialect named when it has definitions.
 const explicitInput = (
-  given: JsonSchemaObject
+  given: JsonSchemaObject,
+  which: "input" | "output" = "input"
 ): { readonly schema: JsonSchemaObject; readonly headers: ReadonlyArray<HeaderParam> } | SchemaProblem => {
   const copy = JSON.parse(JSON.stringify(given)) as Record<string, unknown>
   if (copy.type !== "object") {
     return new SchemaProblem(
-      `inputJsonSchema must describe a JSON object (type "object"), but its type is ${JSON.stringify(copy.type ?? "not given")}`
+      `${which}JsonSchema must describe a JSON object (type "object"), but its type is ${JSON.stringify(copy.type ?? "not given")}`
     )
+  }
+  if (which === "output") {
+    const schema = (
+      copy.$schema === undefined && copy.$defs !== undefined ? { $schema: jsonSchemaDialect, ...copy } : copy
+    ) as JsonSchemaObject
+    return { schema, headers: [] }
   }
   const definitions = (typeof copy.$defs === "object" && copy.$defs !== null ? copy.$defs : {}) as Record<
     string,
@@ -487,7 +494,12 @@ export const compileTool = (
         properties: { ...properties, [Confirmation.argument]: Confirmation.argumentSchema }
       } as typeof plainInput)
     : plainInput
-  const compiledOutput = tool.output === undefined ? undefined : toJsonSchema(tool.output, "output")
+  const compiledOutput =
+    tool.outputJsonSchema !== undefined
+      ? explicitInput(tool.outputJsonSchema, "output")
+      : tool.output === undefined
+        ? undefined
+        : toJsonSchema(tool.output, "output")
   if (compiledOutput instanceof SchemaProblem) return compiledOutput
   const outputSchema = compiledOutput?.schema
 
