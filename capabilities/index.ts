@@ -9,7 +9,11 @@
 import * as Layer from "effect/Layer"
 import type { CommandRunner } from "../src/CommandRunner.ts"
 import type * as Kernel from "../src/Kernel.ts"
+import type { Sandbox } from "../src/Sandbox.ts"
 import type { Workspace, WorkspaceError } from "../src/Workspace.ts"
+import { CodeCapability } from "./code/index.ts"
+import { CodeSettings, type CodeSettingsShape } from "./code/settings.ts"
+import type { LearnedStore } from "./code/store.ts"
 import { aliases as conformanceAliases, ConformanceCapability } from "./conformance/index.ts"
 import { ExecCapability } from "./exec/index.ts"
 import { ExecSettings, type ExecSettingsShape } from "./exec/settings.ts"
@@ -45,6 +49,8 @@ export interface BundleSettings {
   readonly fe?: FeSettingsShape | undefined
   /** The skills capability's settings; undefined (or absent) keeps its defaults. */
   readonly skills?: SkillsSettingsShape | undefined
+  /** The code capability's settings; undefined (or absent) keeps its defaults. Since 0.3.0. */
+  readonly code?: CodeSettingsShape | undefined
 }
 
 /**
@@ -73,6 +79,10 @@ export interface BundleServices {
   readonly workspace: Layer.Layer<Workspace, WorkspaceError>
   /** Opens a workspace rooted at a directory outside the root (the skills capability's configured directories). */
   readonly openWorkspace?: OpenDirectory | undefined
+  /** The isolate code mode runs code in (on Node: `layers/QuickJsSandbox.ts`). Since 0.3.0. */
+  readonly sandbox: Layer.Layer<Sandbox>
+  /** Where code mode keeps learned capabilities (the binary's: a directory under the state directory). Since 0.3.0. */
+  readonly learnedStore: Layer.Layer<LearnedStore>
 }
 
 type Bundle = (
@@ -122,6 +132,12 @@ export const bundled = {
       Layer.provide(services.workspace),
       Layer.provide(settings.skills === undefined ? Layer.empty : Layer.succeed(SkillsSettings, settings.skills))
     ),
+  // Code mode: code that calls tools as mcp.<namespace>.<tool>() in a fresh isolate; learned capabilities.
+  code: (settings, services) =>
+    CodeCapability.pipe(
+      Layer.provide([services.sandbox, services.learnedStore]),
+      Layer.provide(settings.code === undefined ? Layer.empty : Layer.succeed(CodeSettings, settings.code))
+    ),
   conformance: () => ConformanceCapability
 } as const satisfies Record<string, Bundle>
 
@@ -153,13 +169,13 @@ export type BundledId = keyof typeof bundled
  * ```ts
  * import { defaults } from "./capabilities/index.ts"
  *
- * defaults // => ["system", "workspace", "exec", "fe"]
+ * defaults // => ["system", "workspace", "exec", "fe", "code"]
  * ```
  *
  * @category constants
  * @since 0.1.0
  */
-export const defaults: ReadonlyArray<BundledId> = ["system", "workspace", "exec", "fe"]
+export const defaults: ReadonlyArray<BundledId> = ["system", "workspace", "exec", "fe", "code"]
 
 /**
  * The public names the kernel publishes some tools under, for the given

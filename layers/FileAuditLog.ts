@@ -23,12 +23,18 @@
  *
  * @since 0.1.0
  */
+import { createHash } from "node:crypto"
 import * as fs from "node:fs"
 import * as nodePath from "node:path"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
-import { AuditLog, defaultRedactedFields, digest, type Entry, redact } from "../src/AuditLog.ts"
+import { AuditLog, canonicalJson, defaultRedactedFields, type Entry, redact } from "../src/AuditLog.ts"
+
+// `AuditLog.digest`, computed with Node's hash at once: Web Crypto's digest is asynchronous (a trip through the
+// thread pool for every call), which made the audit record cost more than the call it records.
+const digestNow = (value: unknown): string =>
+  `sha256:${createHash("sha256").update(canonicalJson(value)).digest("hex")}`
 
 /**
  * The options of the file store.
@@ -214,11 +220,12 @@ export const layer = (options: Options): Layer.Layer<AuditLog, AuditFileUnavaila
       Effect.map((appender) =>
         AuditLog.of({
           record: ({ arguments: args, ...call }) =>
-            Effect.map(
-              (options.arguments ?? defaults.arguments) === "redacted"
-                ? Effect.succeed<Entry>({ ...call, arguments: redact(args, options.redact ?? defaultRedactedFields) })
-                : Effect.map(digest(args), (hash): Entry => ({ ...call, argumentsDigest: hash })),
-              (entry) => appender.append(entry)
+            Effect.sync(() =>
+              appender.append(
+                (options.arguments ?? defaults.arguments) === "redacted"
+                  ? { ...call, arguments: redact(args, options.redact ?? defaultRedactedFields) }
+                  : { ...call, argumentsDigest: digestNow(args) }
+              )
             ).pipe(
               Effect.asVoid,
               Effect.catchDefect((error) =>

@@ -18,9 +18,17 @@ export const bundle = async (entryPoint: string, outfile: string): Promise<numbe
     treeShaking: true,
     sourcemap: "linked",
     legalComments: "none",
-    // A native parser (napi binding per platform), loaded only when fe_skeleton runs, and the YAML parser,
-    // loaded only when the skills capability is built: resolved from node_modules, not in the bundle.
-    external: ["oxc-parser", "yaml"],
+    // A native parser (napi binding per platform), loaded when fe_skeleton or code mode first parses, the YAML
+    // parser, loaded only when the skills capability is built, the MCP SDK (the upstream client, loaded only when
+    // an upstream is configured) and QuickJS (its WebAssembly file is found next to its module): resolved from
+    // node_modules, not in the bundle.
+    external: [
+      "oxc-parser",
+      "yaml",
+      "@modelcontextprotocol/sdk",
+      "quickjs-emscripten-core",
+      "@jitl/quickjs-wasmfile-release-sync"
+    ],
     metafile: true,
     banner: {
       js: "#!/usr/bin/env node\nimport { createRequire as __createRequire } from 'node:module';const require = __createRequire(import.meta.url);"

@@ -62,8 +62,8 @@ const codeLayer = CodeCapability.pipe(Layer.provide([QuickJsSandbox.layer, CodeS
 const serverWith = (interrupted = { count: 0 }, options: TestClient.Options = {}) =>
   TestClient.make(Layer.mergeAll(codeLayer, SystemCapability, toolsFor(interrupted)), options)
 
-const runCode = (client: TestClient.TestClient, code: string, extra: Record<string, unknown> = {}) =>
-  client.callToolStructured("code_run", { code, ...extra })
+// The test kit's runCode: code_run's structured result, or UnexpectedResult when the run failed.
+const runCode = (client: TestClient.TestClient, code: string): Effect.Effect<any, unknown> => client.runCode(code)
 
 describe("code_run", () => {
   it.effect("calls tools as mcp.<namespace>.<tool>() and reports each call", () =>

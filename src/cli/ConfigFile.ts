@@ -16,6 +16,7 @@ import * as SchemaIssue from "effect/SchemaIssue"
 
 /** The variable naming the configuration file when `--config` is not given. */
 const configFileVariable = "MCP_RUNTIME_CONFIG"
+import { CodeSettingsSchema } from "../../capabilities/code/settings.ts"
 import { ExecSettingsSchema } from "../../capabilities/exec/settings.ts"
 import { FeSettingsSchema } from "../../capabilities/fe/settings.ts"
 import { SkillsSettingsSchema } from "../../capabilities/skills/settings.ts"
@@ -149,6 +150,11 @@ export const ConfigFile = Schema.Struct({
   exec: Schema.optional(ExecSettingsSchema),
   fe: Schema.optional(FeSettingsSchema),
   skills: Schema.optional(SkillsSettingsSchema),
+  code: Schema.optional(
+    CodeSettingsSchema.annotate({
+      description: "Code mode: the sandbox's limits and the learned capabilities' store (see docs/capabilities/code.md)"
+    })
+  ),
   upstreams: Schema.optional(
     UpstreamsSchema.annotate({
       description:

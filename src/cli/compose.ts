@@ -18,11 +18,14 @@ import * as Path from "effect/Path"
 import * as References from "effect/References"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
+import * as NodeServices from "@effect/platform-node/NodeServices"
+import * as CodeStore from "../../capabilities/code/store.ts"
 import * as Bundled from "../../capabilities/index.ts"
 import { type UpstreamStatus, Upstreams } from "../../capabilities/upstream/index.ts"
 import * as FileAuditLog from "../../layers/FileAuditLog.ts"
 import * as NodeCommandRunner from "../../layers/NodeCommandRunner.ts"
 import * as NodeWorkspace from "../../layers/NodeWorkspace.ts"
+import * as QuickJsSandbox from "../../layers/QuickJsSandbox.ts"
 import { Confirmation } from "../Confirmation.ts"
 import * as Gate from "../Gate.ts"
 import * as Kernel from "../Kernel.ts"
@@ -220,11 +223,13 @@ export const serverLayers = (settings: Settings.Settings) => ({
         // The host services the binary chooses for the bundled capabilities: Node's.
         Bundled.layer(
           settings.capabilities,
-          { exec: settings.exec, fe: settings.fe, skills: settings.skills },
+          { exec: settings.exec, fe: settings.fe, skills: settings.skills, code: settings.code.settings },
           {
             commandRunner: NodeCommandRunner.layer(),
             workspace: NodeWorkspace.layer(settings.workspace),
-            openWorkspace: (root) => NodeWorkspace.make({ ...settings.workspace, root })
+            openWorkspace: (root) => NodeWorkspace.make({ ...settings.workspace, root }),
+            sandbox: QuickJsSandbox.layer,
+            learnedStore: CodeStore.directory(settings.code.storePath).pipe(Layer.provide(NodeServices.layer))
           }
         ),
         // Other MCP servers, mounted under their ids (the configuration's `upstreams`).

@@ -12,6 +12,7 @@ import * as Effect from "effect/Effect"
 import type * as LogLevel from "effect/LogLevel"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
+import type { CodeSettingsShape } from "../../capabilities/code/settings.ts"
 import type { ExecSettingsShape } from "../../capabilities/exec/settings.ts"
 import type { FeSettingsShape } from "../../capabilities/fe/settings.ts"
 import type { SkillsSettingsShape } from "../../capabilities/skills/settings.ts"
@@ -106,6 +107,11 @@ export interface Settings {
   /** The skills capability's settings (`skills` in the file); undefined keeps its defaults. */
   readonly skills: SkillsSettingsShape | undefined
   /**
+   * The code capability's settings (`code` in the file; undefined keeps its
+   * defaults) and the directory of its learned capabilities. Since 0.3.0.
+   */
+  readonly code: { readonly settings: CodeSettingsShape | undefined; readonly storePath: string }
+  /**
    * The upstream MCP servers (`upstreams` in the file), by capability id:
    * `cwd` resolved against the root (default: the root), `${NAME}` in `env`
    * and `headers` values replaced by the variable. Since 0.3.0.
@@ -153,6 +159,29 @@ export const defaultAuditPath = (root: string, env: Readonly<Record<string, stri
   const base = NodePath.basename(root).replace(/[^A-Za-z0-9._-]/g, "_") || "root"
   return NodePath.join(state, "mcp-runtime", "audit", `${base}-${hash}.jsonl`)
 }
+
+/**
+ * Where learned capabilities are kept when the configuration does not say
+ * (`code.storePath`): a directory per root under the user's state directory,
+ * beside the audit log's default, outside the workspace.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import { defaultCodeStorePath } from "./src/cli/settings.ts"
+ *
+ * defaultCodeStorePath("/srv/project", {}) // => "<home>/.local/state/mcp-runtime/code/project-<12 hex>"
+ * ```
+ *
+ * @category defaults
+ * @since 0.3.0
+ */
+export const defaultCodeStorePath = (root: string, env: Readonly<Record<string, string | undefined>>): string =>
+  NodePath.join(
+    NodePath.dirname(NodePath.dirname(defaultAuditPath(root, env))),
+    "code",
+    NodePath.basename(defaultAuditPath(root, env), ".jsonl")
+  )
 
 const splitList = (value: string): ReadonlyArray<string> =>
   value
@@ -695,6 +724,16 @@ export const resolve = Effect.fnUntraced(function* (input: {
               : `${NodePath.dirname(auditInRoot).split(NodePath.sep).join("/")}/`
           ]
         : [`${auditInRoot.split(NodePath.sep).join("/")}*`]
+  const codeStorePath =
+    config.code?.storePath === undefined
+      ? defaultCodeStorePath(root, input.env)
+      : NodePath.resolve(root, config.code.storePath)
+  // A store inside the root is denied to the workspace tools: learned code changes only through code_save.
+  const codeInRoot = NodePath.relative(root, codeStorePath)
+  const codeDeny =
+    codeInRoot === "" || codeInRoot.startsWith("..") || NodePath.isAbsolute(codeInRoot)
+      ? []
+      : [`${codeInRoot.split(NodePath.sep).join("/")}/`]
   const http = config.http ?? {}
   // The configuration files are denied to the workspace tools: the agent must not rewrite its own controls.
   const configDeny = [defaultFileName]
@@ -738,6 +777,7 @@ export const resolve = Effect.fnUntraced(function* (input: {
         ...(workspaceConfig.deny ?? defaultDeny),
         ...(workspaceConfig.additionalDeny ?? []),
         ...auditDeny,
+        ...codeDeny,
         ...configDeny
       ],
       maxReadBytes: workspaceConfig.maxReadBytes
@@ -745,6 +785,10 @@ export const resolve = Effect.fnUntraced(function* (input: {
     exec: config.exec,
     fe: config.fe,
     skills: config.skills,
+    code: {
+      settings: config.code === undefined ? undefined : (({ storePath: _, ...limits }) => limits)(config.code),
+      storePath: codeStorePath
+    },
     upstreams: yield* resolveUpstreams(config, root, input.env, file),
     upstreamDepth: upstreamDepthOf(input.env),
     http: {

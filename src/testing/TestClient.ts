@@ -95,6 +95,39 @@ export interface Round {
 }
 
 /**
+ * What `runCode` gives back: the structured result of `code_run` (code mode):
+ * the value the code returned, its console output, and each `mcp.*` call it
+ * made with its outcome and duration.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import type { TestClient } from "effect-mcp-runtime/testing"
+ *
+ * const run: TestClient.CodeRun = {
+ *   value: 5,
+ *   console: [{ level: "log", text: "adding" }],
+ *   consoleTruncated: false,
+ *   calls: [{ tool: "math_add", outcome: "ok", durationMs: 0.2 }]
+ * }
+ * ```
+ *
+ * @category models
+ * @since 0.3.0
+ */
+export interface CodeRun {
+  readonly value: unknown
+  readonly console: ReadonlyArray<{ readonly level: string; readonly text: string }>
+  readonly consoleTruncated: boolean
+  readonly calls: ReadonlyArray<{
+    readonly tool: string
+    readonly outcome: string
+    readonly durationMs: number
+    readonly error?: string
+  }>
+}
+
+/**
  * A progress report delivered to `callTool`'s `onProgress`.
  *
  * **Example**
@@ -208,6 +241,16 @@ export interface TestClient {
     args?: Record<string, unknown>,
     options?: { readonly onProgress?: ((report: ProgressReport) => Effect.Effect<void>) | undefined }
   ) => Effect.Effect<any, RpcError | UnexpectedResult>
+  /**
+   * Runs code with `code_run` (the code capability must be installed: code
+   * mode) and succeeds with its result; fails with `UnexpectedResult` when
+   * the code was refused or stopped (its error code and message say why).
+   * Since 0.3.0.
+   */
+  readonly runCode: (
+    code: string,
+    options?: { readonly language?: "typescript" | "javascript" | undefined; readonly input?: unknown }
+  ) => Effect.Effect<CodeRun, RpcError | UnexpectedResult>
   /** Calls a tool and fails with `UnexpectedResult` unless it answers an error result with this code. */
   readonly expectToolError: (
     name: string,
@@ -469,6 +512,23 @@ export const make = <E, R>(
                   result
                 })
               )
+        ),
+      runCode: (code, runOptions) =>
+        Effect.flatMap(
+          callTool("code_run", {
+            code,
+            ...(runOptions?.language === undefined ? {} : { language: runOptions.language }),
+            ...(runOptions !== undefined && "input" in runOptions ? { input: runOptions.input } : {})
+          }),
+          (result) =>
+            result.isError !== true && result.structuredContent !== undefined
+              ? Effect.succeed(result.structuredContent as unknown as CodeRun)
+              : Effect.fail(
+                  new UnexpectedResult({
+                    message: `expected the code to run, but code_run failed with the error code ${errorCode(result)}: ${text(result)}`,
+                    result
+                  })
+                )
         ),
       expectToolError: (name, args, code) =>
         Effect.flatMap(callTool(name, args), (result) => {
