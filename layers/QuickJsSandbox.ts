@@ -227,6 +227,11 @@ interface WasmMemory {
   readonly buffer: ArrayBuffer
 }
 
+/** A compiled `WebAssembly.Module`, opaque here. */
+interface WasmModule {
+  readonly _wasmModule: unique symbol
+}
+
 /** A module's imports: namespace → name → value. */
 type WasmImports = Record<string, Record<string, unknown>>
 
@@ -234,9 +239,9 @@ type WasmImports = Record<string, Record<string, unknown>>
 const wasm = (
   globalThis as unknown as {
     readonly WebAssembly: {
-      readonly compile: (bytes: Uint8Array) => Promise<WebAssembly.Module>
+      readonly compile: (bytes: Uint8Array) => Promise<WasmModule>
       readonly Memory: new (descriptor: { initial: number; maximum: number }) => WasmMemory
-      readonly Instance: new (module: WebAssembly.Module, imports: WasmImports) => { readonly exports: unknown }
+      readonly Instance: new (module: WasmModule, imports: WasmImports) => { readonly exports: unknown }
     }
   }
 ).WebAssembly
@@ -268,7 +273,7 @@ interface Instance {
  * (rounded up to pages) beyond its initial 16 MiB. The heap-resize import of
  * emscripten is wrapped to record a refused growth.
  */
-const instantiate = (module: WebAssembly.Module, maxBytes: number): Promise<Instance> => {
+const instantiate = (module: WasmModule, maxBytes: number): Promise<Instance> => {
   const maximum = Math.min(maximumPages, initialPages + Math.ceil(maxBytes / pageBytes))
   const memory = new wasm.Memory({ initial: initialPages, maximum })
   const growth = { refused: false }

@@ -36,7 +36,8 @@ describe("doctor's Capabilities section", () => {
           [true, "system 0.1.0 — the system capability"],
           [true, "workspace 0.1.0 — the workspace capability"],
           [true, "exec 0.1.0 — the exec capability"],
-          [true, "fe 0.1.0 — the fe capability"]
+          [true, "fe 0.1.0 — the fe capability"],
+          [true, "code 0.1.0 — the code capability"]
         ]
       )
       assert.include(section.checks[0]!.details[0], "system_tool (read-only)")
@@ -55,13 +56,14 @@ describe("doctor's Capabilities section", () => {
           [true, "system 0.1.0 — the system capability"],
           [true, "workspace 0.1.0 — the workspace capability"],
           [false, "exec: does not start"],
-          [true, "fe 0.1.0 — the fe capability"]
+          [true, "fe 0.1.0 — the fe capability"],
+          [true, "code 0.1.0 — the code capability"]
         ]
       )
       assert.deepStrictEqual(section.checks[2]!.details, [duplicateText])
       assert.deepStrictEqual(
         section.registered.map((c) => c.id),
-        ["system", "workspace", "fe"]
+        ["system", "workspace", "fe", "code"]
       )
     })
   )
@@ -74,7 +76,7 @@ describe("doctor's Capabilities section", () => {
       )
       const failed = section.checks.filter((c) => !c.ok)
       assert.strictEqual(failed.length, 1)
-      assert.strictEqual(failed[0]!.title, "system, workspace, exec, fe: each starts alone, but not together")
+      assert.strictEqual(failed[0]!.title, "system, workspace, exec, fe, code: each starts alone, but not together")
       assert.deepStrictEqual(failed[0]!.details, [duplicateText])
     })
   )

@@ -17,7 +17,7 @@ const temp = makeTempDirs()
 afterAll(temp.removeAll)
 
 describe("surface.json", () => {
-  it("is the surface of the default capabilities (system, workspace, exec, fe)", () => {
+  it("is the surface of the default capabilities (system, workspace, exec, fe, code)", () => {
     const result = runCli(["surface", "--check", join(repoRoot, "surface.json")])
     assert.strictEqual(
       result.code,
@@ -31,7 +31,7 @@ describe("surface.json", () => {
     const locked = JSON.parse(readFileSync(join(repoRoot, "surface.json"), "utf8"))
     assert.deepStrictEqual(
       locked.capabilities.map((c: { id: string }) => c.id),
-      ["exec", "fe", "system", "workspace"]
+      ["code", "exec", "fe", "system", "workspace"]
     )
   })
 })

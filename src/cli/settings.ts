@@ -183,6 +183,12 @@ export const defaultCodeStorePath = (root: string, env: Readonly<Record<string, 
     NodePath.basename(defaultAuditPath(root, env), ".jsonl")
   )
 
+// The code section without its store's path (the capability's settings).
+const limitsOf = (code: NonNullable<Config["code"]>): CodeSettingsShape => {
+  const { storePath: _storePath, ...limits } = code
+  return limits
+}
+
 const splitList = (value: string): ReadonlyArray<string> =>
   value
     .split(",")
@@ -786,7 +792,7 @@ export const resolve = Effect.fnUntraced(function* (input: {
     fe: config.fe,
     skills: config.skills,
     code: {
-      settings: config.code === undefined ? undefined : (({ storePath: _, ...limits }) => limits)(config.code),
+      settings: config.code === undefined ? undefined : limitsOf(config.code),
       storePath: codeStorePath
     },
     upstreams: yield* resolveUpstreams(config, root, input.env, file),
