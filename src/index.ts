@@ -36,6 +36,8 @@ export * as McpSchema from "./McpSchema.ts"
 export * as McpServer from "./McpServer.ts"
 /** @since 0.1.0 */
 export * as Method from "./Method.ts"
+/** @since 0.3.0 */
+export * as NestedCall from "./NestedCall.ts"
 /** @since 0.1.0 */
 export * as Policy from "./Policy.ts"
 /** @since 0.1.0 */
@@ -54,6 +56,8 @@ export * as RequestState from "./RequestState.ts"
 export * as Roots from "./Roots.ts"
 /** @since 0.1.0 */
 export * as Sampling from "./Sampling.ts"
+/** @since 0.3.0 */
+export * as Sandbox from "./Sandbox.ts"
 /** @since 0.1.0 */
 export * as ServerConfig from "./ServerConfig.ts"
 /** @since 0.1.0 */
