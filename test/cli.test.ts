@@ -107,7 +107,15 @@ describe("mcp-runtime capabilities list", () => {
     assert.strictEqual(result.code, 0, result.stderr)
     const reports = JSON.parse(result.stdout)
     const byId = Object.fromEntries(reports.map((r: { id: string }) => [r.id, r]))
-    assert.deepStrictEqual(Object.keys(byId).sort(), ["code", "conformance", "exec", "fe", "skills", "system", "workspace"])
+    assert.deepStrictEqual(Object.keys(byId).sort(), [
+      "code",
+      "conformance",
+      "exec",
+      "fe",
+      "skills",
+      "system",
+      "workspace"
+    ])
     assert.isTrue(byId.exec.enabledByDefault)
     assert.isFalse(byId.conformance.enabledByDefault)
     assert.isTrue(byId.code.enabledByDefault)
