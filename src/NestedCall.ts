@@ -185,13 +185,22 @@ export const call = (
               ? errorResult(error.message, "unknown_tool", "Use one of the tools the server lists.")
               : errorResult(error.message, "missing_client_capability", `Call ${tool} directly with tools/call.`)
         }
-        return Effect.succeed({
+        const outcome = record.outcome ?? "ok"
+        const done = Effect.succeed({
           tool: record.tool ?? tool,
           result,
-          outcome: record.outcome ?? "ok",
+          outcome,
           correlationId,
           durationMs
         })
+        return tracing
+          ? Effect.andThen(
+              Effect.annotateCurrentSpan(
+                outcome === "ok" ? { "mcp.outcome": outcome } : { "mcp.outcome": outcome, "error.type": outcome }
+              ),
+              done
+            )
+          : done
       }),
       (self) =>
         tracing

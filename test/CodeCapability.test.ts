@@ -11,6 +11,7 @@ import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import { TestClock } from "effect/testing"
+import * as Tracer from "effect/Tracer"
 import { CodeCapability } from "../capabilities/code/index.ts"
 import { CodeSettings, defaultCodeSettings } from "../capabilities/code/settings.ts"
 import * as CodeStore from "../capabilities/code/store.ts"
@@ -262,6 +263,43 @@ describe("code_run", () => {
       Effect.provide(quiet),
       Effect.provideService(CodeSettings, { ...defaultCodeSettings, maxCalls: 10 })
     )
+  )
+})
+
+describe("spans", () => {
+  it.effect("each call's span is a child of the run's, itself a child of the code_run request's", () =>
+    Effect.gen(function* () {
+      const spans: Array<Tracer.NativeSpan> = []
+      const tracer = Tracer.make({
+        span(options) {
+          const span = new Tracer.NativeSpan(options)
+          spans.push(span)
+          return span
+        }
+      })
+      const client = yield* serverWith().pipe(Effect.provideService(Tracer.Tracer, tracer))
+      yield* runCode(client, `await mcp.system.echo({ text: "a" }); try { await mcp.t.fail({}) } catch {}`)
+      const request = spans.find(
+        (span) => span.name === "tools/call" && Object.fromEntries(span.attributes)["mcp.tool.name"] === "code_run"
+      )!
+      const run = spans.find((span) => span.name === "code.run")!
+      const nested = spans.filter((span) => Object.fromEntries(span.attributes)["mcp.nested"] === true)
+      assert.strictEqual(run.parent._tag === "Some" && run.parent.value.spanId, request.spanId)
+      assert.deepStrictEqual(
+        nested.map((span) => {
+          const attributes = Object.fromEntries(span.attributes)
+          return [
+            attributes["mcp.tool.name"],
+            attributes["mcp.outcome"],
+            span.parent._tag === "Some" && span.parent.value.spanId
+          ]
+        }),
+        [
+          ["system_echo", "ok", run.spanId],
+          ["t_fail", "broken", run.spanId]
+        ]
+      )
+    }).pipe(Effect.scoped, Effect.provide(quiet))
   )
 })
 

@@ -278,31 +278,34 @@ export const run = (
         }
       )
     }
-    const context = fiber.context as never
-    const ran = sandbox
-      .run({
-        code: checked.javascript,
-        bindings,
-        input,
-        call: (host) => Effect.provideContext(call(host), context),
-        limits: {
-          memoryBytes: settings.memoryBytes,
-          stackBytes: settings.stackBytes,
-          cpuMs: settings.cpuMs,
-          maxCalls: settings.maxCalls,
-          maxConsoleBytes: settings.maxConsoleBytes,
-          maxResultBytes: settings.maxResultBytes
-        }
-      })
-      .pipe(
-        Effect.map((output): RunReport => ({
-          value: output.value,
-          console: output.console,
-          consoleTruncated: output.consoleTruncated,
-          calls
-        })),
-        Effect.mapError((error) => Object.assign(error, { calls }))
-      )
+    // The calls run in the context of the run's own span (captured inside it), so each call's span is its child.
+    const ran = Effect.withFiber((inside) => {
+      const context = inside.context as never
+      return sandbox
+        .run({
+          code: checked.javascript,
+          bindings,
+          input,
+          call: (host: HostCall) => Effect.provideContext(call(host), context),
+          limits: {
+            memoryBytes: settings.memoryBytes,
+            stackBytes: settings.stackBytes,
+            cpuMs: settings.cpuMs,
+            maxCalls: settings.maxCalls,
+            maxConsoleBytes: settings.maxConsoleBytes,
+            maxResultBytes: settings.maxResultBytes
+          }
+        })
+        .pipe(
+          Effect.map((output): RunReport => ({
+            value: output.value,
+            console: output.console,
+            consoleTruncated: output.consoleTruncated,
+            calls
+          })),
+          Effect.mapError((error) => Object.assign(error, { calls }))
+        )
+    })
     return fiber.getRef(Tracer.Tracer) === Tracer.nativeTracer
       ? ran
       : Effect.withSpan(ran, "code.run", {
