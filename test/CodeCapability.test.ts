@@ -12,7 +12,17 @@ import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import { TestClock } from "effect/testing"
 import * as Tracer from "effect/Tracer"
+import { execFileSync } from "node:child_process"
+import { mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { afterAll } from "vitest"
 import { CodeCapability } from "../capabilities/code/index.ts"
+import { ExecCapability } from "../capabilities/exec/index.ts"
+import { defaultExecSettings, ExecSettings } from "../capabilities/exec/settings.ts"
+import * as NodeCommandRunner from "../layers/NodeCommandRunner.ts"
+import { Confirmation } from "../src/Confirmation.ts"
+import { WorkspaceRoot } from "../src/WorkspaceRoot.ts"
 import { CodeSettings, defaultCodeSettings } from "../capabilities/code/settings.ts"
 import * as CodeStore from "../capabilities/code/store.ts"
 import { SystemCapability } from "../capabilities/system/index.ts"
@@ -263,6 +273,72 @@ describe("code_run", () => {
       Effect.provide(quiet),
       Effect.provideService(CodeSettings, { ...defaultCodeSettings, maxCalls: 10 })
     )
+  )
+})
+
+const root = realpathSync(mkdtempSync(join(tmpdir(), "code-capability-")))
+afterAll(() => rmSync(root, { recursive: true, force: true }))
+
+const wallSleep = (ms: number) =>
+  Effect.callback<void>((resume) => {
+    const timer = setTimeout(() => resume(Effect.void), ms)
+    return Effect.sync(() => clearTimeout(timer))
+  })
+
+/** The live (non-zombie) processes of a process group, from the real process table. */
+const liveMembers = (pgid: number): number =>
+  execFileSync("ps", ["-eo", "pgid=,stat="], { encoding: "utf8" })
+    .split("\n")
+    .map((line) => line.trim().split(/\s+/))
+    .filter(([group, stat]) => Number(group) === pgid && stat !== undefined && !stat.startsWith("Z")).length
+
+describe("cancellation", () => {
+  it.effect(
+    "cancelling code_run interrupts the isolate and the call in flight: the command's process tree is killed",
+    () =>
+      Effect.gen(function* () {
+        const pidFile = join(root, `pid-${Math.random().toString(36).slice(2)}`)
+        const exec = ExecCapability.pipe(
+          Layer.provide(NodeCommandRunner.layer({ killGrace: "300 millis" })),
+          Layer.provide(Layer.succeed(ExecSettings, { ...defaultExecSettings, commands: ["sh"] }))
+        )
+        const client = yield* TestClient.make(Layer.mergeAll(codeLayer, exec)).pipe(
+          Effect.provide(
+            Layer.mergeAll(Layer.succeed(Confirmation, { preApproved: ["exec_*"] }), Layer.succeed(WorkspaceRoot, root))
+          )
+        )
+        const { id, response } = yield* client.send("tools/call", {
+          name: "code_run",
+          arguments: {
+            code: `await mcp.exec.run({ command: "sh", args: ["-c", ${JSON.stringify(`echo $$ > ${pidFile}; sleep 30 & sleep 30 & wait`)}] })`
+          }
+        })
+        let pid = 0
+        for (let i = 0; i < 500 && pid === 0; i++) {
+          yield* wallSleep(10)
+          pid = Number(
+            (() => {
+              try {
+                return readFileSync(pidFile, "utf8").trim()
+              } catch {
+                return "0"
+              }
+            })()
+          )
+        }
+        assert.isAbove(pid, 0, "the command started")
+        for (let i = 0; i < 500 && liveMembers(pid) < 3; i++) yield* wallSleep(10)
+        assert.strictEqual(liveMembers(pid), 3, "the shell and its two sleeps run")
+        yield* client.cancel(id, "changed my mind")
+        for (let i = 0; i < 500 && liveMembers(pid) > 0; i++) yield* wallSleep(10)
+        assert.strictEqual(liveMembers(pid), 0, "no process of the command is left")
+        // A cancelled request is not answered.
+        const answered = yield* Effect.raceFirst(
+          Effect.map(response, () => "answered"),
+          Effect.as(wallSleep(200), "not answered")
+        )
+        assert.strictEqual(answered, "not answered")
+      }).pipe(Effect.scoped, Effect.provide(quiet))
   )
 })
 
