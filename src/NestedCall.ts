@@ -8,7 +8,8 @@
  *
  * The nested call is a request of its own to every policy: it has its own
  * record (its tool, its outcome), its own correlation id (the caller's, a
- * slash, and a number), and it never becomes a task. Under 2026-07-28 it may
+ * slash, and a number), and it never becomes a task. It reports no progress
+ * of its own: the caller's progress token is the caller's. Under 2026-07-28 it may
  * not ask the client for input: an input-required round would make the
  * client run the caller again from the start, repeating every call made
  * before it; a question (a confirmation, say) fails instead, and the tool
@@ -27,6 +28,7 @@ import { Client, ClientRequestFailed } from "./Client.ts"
 import { extensionId as tasksExtension } from "./internal/tasks.ts"
 import { type CallToolResult, type ClientCapabilities, errorMetaKey } from "./McpSchema.ts"
 import { toolsCall } from "./methods/toolsCall.ts"
+import * as Progress from "./Progress.ts"
 import * as ProtocolVersion from "./ProtocolVersion.ts"
 import { RequestContext, type RequestRecord } from "./RequestContext.ts"
 
@@ -216,7 +218,8 @@ export const call = (
       )
     )
     return Effect.updateContext(run, (context: Context.Context<never>) => {
-      let next = Context.add(context, RequestContext, request)
+      // The caller's progress is the caller's to report: a nested tool's own reports would break its order.
+      let next = Context.add(Context.add(context, RequestContext, request), Progress.Progress, Progress.disabled)
       if (modern && client._tag === "Some") next = Context.add(next, Client, noRounds(client.value))
       return next
     }) as Effect.Effect<Outcome>

@@ -247,6 +247,26 @@ describe("code_run", () => {
     }).pipe(Effect.scoped, Effect.provide(Layer.merge(quiet, Policy.layer({ timeout: "30 seconds" }))))
   )
 
+  it.effect("a client that asked for progress hears of each call as it ends", () =>
+    Effect.gen(function* () {
+      const client = yield* serverWith()
+      const reports: Array<TestClient.ProgressReport> = []
+      const result = yield* client.callTool(
+        "code_run",
+        { code: `await mcp.system.echo({ text: "a" }); await mcp.t.add({ a: 1, b: 2 }); return "done"` },
+        { onProgress: (report) => Effect.sync(() => void reports.push(report)) }
+      )
+      assert.notStrictEqual(result.isError, true)
+      assert.deepStrictEqual(
+        reports.map((report) => [report.progress, report.message]),
+        [
+          [1, "system_echo: ok"],
+          [2, "t_add: ok"]
+        ]
+      )
+    }).pipe(Effect.scoped, Effect.provide(Layer.merge(quiet, Policy.layer({ progressInterval: 0 }))))
+  )
+
   it.effect("code mode's own tools cannot be called from code", () =>
     Effect.gen(function* () {
       const client = yield* serverWith()

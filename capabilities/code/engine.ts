@@ -13,6 +13,7 @@ import { analyze, type Problem, type Reference } from "../../src/internal/codeAn
 import type { Kernel } from "../../src/Kernel.ts"
 import { type CallToolResult, errorMetaKey } from "../../src/McpSchema.ts"
 import * as NestedCall from "../../src/NestedCall.ts"
+import { Progress } from "../../src/Progress.ts"
 import type { RequestContext } from "../../src/RequestContext.ts"
 import { CallFailed, type HostCall, type Sandbox, type SandboxError } from "../../src/Sandbox.ts"
 import * as Tool from "../../src/Tool.ts"
@@ -264,16 +265,25 @@ export const run = (
             durationMs: Math.round(outcome.durationMs * 1000) / 1000,
             ...(text === undefined ? {} : { error: text.length > 500 ? `${text.slice(0, 500)}…` : text })
           })
-          if (!failed) return Effect.succeed(valueOf(outcome.result))
+          // A client that asked for progress hears of each call as it ends.
+          const progress = Effect.flatMap(Effect.serviceOption(Progress), (service) =>
+            service._tag === "Some" && service.value.enabled
+              ? service.value.report({ progress: calls.length, message: `${outcome.tool}: ${outcome.outcome}` })
+              : Effect.void
+          )
+          if (!failed) return Effect.as(progress, valueOf(outcome.result))
           const details = outcome.result._meta?.[errorMetaKey] as
             | { readonly code?: unknown; readonly suggestion?: unknown }
             | undefined
-          return Effect.fail(
-            new CallFailed({
-              message: text ?? `${outcome.tool} failed`,
-              ...(typeof details?.code === "string" ? { code: details.code } : {}),
-              ...(typeof details?.suggestion === "string" ? { suggestion: details.suggestion } : {})
-            })
+          return Effect.andThen(
+            progress,
+            Effect.fail(
+              new CallFailed({
+                message: text ?? `${outcome.tool} failed`,
+                ...(typeof details?.code === "string" ? { code: details.code } : {}),
+                ...(typeof details?.suggestion === "string" ? { suggestion: details.suggestion } : {})
+              })
+            )
           )
         }
       )
