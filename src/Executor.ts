@@ -188,7 +188,8 @@ export class Executor extends Context.Service<
     readonly run: <A, E, R>(
       target: Target,
       effect: Effect.Effect<A, E, R>,
-      waited?: { queueMs: number }
+      waited?: { queueMs: number },
+      options?: RunOptions
     ) => Effect.Effect<A, E | Overloaded | TimedOut, R>
     /** The limits in force for a tool. */
     readonly limits: (target: Target) => Policy.ToolLimits
@@ -196,6 +197,28 @@ export class Executor extends Context.Service<
     readonly load: () => Load
   }
 >()("effect-mcp-runtime/Executor") {}
+
+/**
+ * How a call is run. `nested`: the call is made from inside a call that
+ * holds a server-wide slot already (a tool called from code mode, see
+ * `NestedCall`): it takes no server-wide slot of its own, or a caller
+ * waiting for its calls would wait for itself once every slot is taken; the
+ * tool's own limit, its timeout and its result size still apply.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import type { RunOptions } from "effect-mcp-runtime/Executor"
+ *
+ * const inside: RunOptions = { nested: true }
+ * ```
+ *
+ * @category models
+ * @since 0.3.0
+ */
+export interface RunOptions {
+  readonly nested?: boolean | undefined
+}
 
 interface Entry {
   readonly limits: Policy.ToolLimits
@@ -236,7 +259,9 @@ export const make = (policy: Policy.PolicyShape): Effect.Effect<Executor["Servic
   })
 
 const makeWith = (policy: Policy.PolicyShape, timers: Timers, now: () => number): Executor["Service"] => {
-  const global = new Limiter(policy.maxConcurrent)
+  const serverWide = new Limiter(policy.maxConcurrent)
+  // What a nested call takes instead of a server-wide slot: always one free (see RunOptions).
+  const unbounded = new Limiter(Infinity)
   const queueTimeoutMs = Policy.millis(policy.queueTimeout)
   const reject = policy.onOverload === "reject" || policy.maxQueued <= 0
   // One entry per target object (the kernel keeps one per registered tool);
@@ -256,9 +281,9 @@ const makeWith = (policy: Policy.PolicyShape, timers: Timers, now: () => number)
         limiter,
         release:
           limiter === undefined
-            ? () => global.release()
+            ? () => serverWide.release()
             : () => {
-                global.release()
+                serverWide.release()
                 limiter.release()
               }
       }
@@ -281,7 +306,7 @@ const makeWith = (policy: Policy.PolicyShape, timers: Timers, now: () => number)
       (shortage === "tool-wait" || (shortage !== "global-wait" && limiter.active >= limiter.limit))
     const [scope, active, limit] = toolFull
       ? [`tool ${target.name} has ${calls(limiter.active)} running, its limit`, limiter.active, limiter.limit]
-      : [`the server has ${calls(global.active)} running, its limit`, global.active, global.limit]
+      : [`the server has ${calls(serverWide.active)} running, its limit`, serverWide.active, serverWide.limit]
     const why =
       shortage === "rejected"
         ? "found no free slot, and this server rejects calls it cannot start at once"
@@ -344,11 +369,22 @@ const makeWith = (policy: Policy.PolicyShape, timers: Timers, now: () => number)
   const run = <A, E, R>(
     target: Target,
     effect: Effect.Effect<A, E, R>,
-    waited?: { queueMs: number }
+    waited?: { queueMs: number },
+    options?: RunOptions
   ): Effect.Effect<A, E | Overloaded | TimedOut, R> =>
     Effect.suspend((): Effect.Effect<A, E | Overloaded | TimedOut, R> => {
       const entry = entryOf(target)
       const limiter = entry.limiter
+      const nested = options?.nested === true
+      const global = nested ? unbounded : serverWide
+      const release = nested
+        ? limiter === undefined
+          ? () => unbounded.release()
+          : () => {
+              unbounded.release()
+              limiter.release()
+            }
+        : entry.release
       // No limit at all: nothing to take or give back.
       if (limiter === undefined && global.limit === Infinity) {
         if (waited !== undefined) waited.queueMs = 0
@@ -358,7 +394,7 @@ const makeWith = (policy: Policy.PolicyShape, timers: Timers, now: () => number)
       const haveTool = limiter === undefined || limiter.tryAcquire()
       if (haveTool && global.tryAcquire()) {
         if (waited !== undefined) waited.queueMs = 0
-        return guarded(target, entry, effect, entry.release)
+        return guarded(target, entry, effect, release)
       }
       if (haveTool) limiter?.release()
       if (reject || waiting >= policy.maxQueued) {
@@ -396,7 +432,7 @@ const makeWith = (policy: Policy.PolicyShape, timers: Timers, now: () => number)
           ),
           Effect.flatMap((acquired): Effect.Effect<A, E | Overloaded | TimedOut, R> => {
             if (!acquired) return Effect.fail(overloaded(target, entry, stage, now() - queuedAt))
-            return guarded(target, entry, effect, entry.release)
+            return guarded(target, entry, effect, release)
           })
         )
       )
@@ -406,9 +442,9 @@ const makeWith = (policy: Policy.PolicyShape, timers: Timers, now: () => number)
     run,
     limits: (target) => entryOf(target).limits,
     load: () => ({
-      active: global.active,
+      active: serverWide.active,
       waiting,
-      limit: global.limit,
+      limit: serverWide.limit,
       tools: Object.fromEntries(
         [...byName].flatMap(([name, entry]) =>
           entry.limiter === undefined

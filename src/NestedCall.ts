@@ -9,7 +9,10 @@
  * The nested call is a request of its own to every policy: it has its own
  * record (its tool, its outcome), its own correlation id (the caller's, a
  * slash, and a number), and it never becomes a task. It reports no progress
- * of its own: the caller's progress token is the caller's. Under 2026-07-28 it may
+ * of its own: the caller's progress token is the caller's. It takes no
+ * server-wide concurrency slot (its caller holds one: taking another could
+ * wait forever once every slot is taken by callers), but the tool's own
+ * limit, timeout and result size apply. Under 2026-07-28 it may
  * not ask the client for input: an input-required round would make the
  * client run the caller again from the start, repeating every call made
  * before it; a question (a confirmation, say) fails instead, and the tool
@@ -25,6 +28,7 @@ import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
 import * as Tracer from "effect/Tracer"
 import { Client, ClientRequestFailed } from "./Client.ts"
+import { Executor } from "./Executor.ts"
 import { extensionId as tasksExtension } from "./internal/tasks.ts"
 import { type CallToolResult, type ClientCapabilities, errorMetaKey } from "./McpSchema.ts"
 import { toolsCall } from "./methods/toolsCall.ts"
@@ -90,6 +94,16 @@ const noRounds = (client: Client["Service"]): Client["Service"] => ({
       })
     )
 })
+
+const nestedExecutors = new WeakMap<Executor["Service"], Executor["Service"]>()
+const nestedExecutor = (executor: Executor["Service"]): Executor["Service"] => {
+  let nested = nestedExecutors.get(executor)
+  if (nested === undefined) {
+    nested = { ...executor, run: (target, effect, waited) => executor.run(target, effect, waited, { nested: true }) }
+    nestedExecutors.set(executor, nested)
+  }
+  return nested
+}
 
 // The result as the pipeline serialized it, back to an object; a 2026-07-28 result loses the fields that only
 // the wire needs (`resultType`, the server's identity).
@@ -165,6 +179,7 @@ export const call = (
     })
     const modern = ProtocolVersion.isModern(parent.protocolVersion)
     const client = Context.getOption(fiber.context as Context.Context<Client>, Client)
+    const executor = Context.getOption(fiber.context as Context.Context<Executor>, Executor)
     const started = clock.monotonicTimeNanosUnsafe()
     const handler = toolsCall.handler(
       args === undefined ? { name: tool } : { name: tool, arguments: args }
@@ -221,6 +236,8 @@ export const call = (
       // The caller's progress is the caller's to report: a nested tool's own reports would break its order.
       let next = Context.add(Context.add(context, RequestContext, request), Progress.Progress, Progress.disabled)
       if (modern && client._tag === "Some") next = Context.add(next, Client, noRounds(client.value))
+      // The caller holds a server-wide slot: the call takes none of its own (see Executor.RunOptions).
+      if (executor._tag === "Some") next = Context.add(next, Executor, nestedExecutor(executor.value))
       return next
     }) as Effect.Effect<Outcome>
   })

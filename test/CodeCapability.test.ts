@@ -247,6 +247,17 @@ describe("code_run", () => {
     }).pipe(Effect.scoped, Effect.provide(Layer.merge(quiet, Policy.layer({ timeout: "30 seconds" }))))
   )
 
+  it.effect("calls from code run even when code_run holds the server's only slot", () =>
+    Effect.gen(function* () {
+      const client = yield* serverWith()
+      const result = yield* runCode(client, `return (await mcp.t.add({ a: 1, b: 1 })).sum`)
+      assert.strictEqual(result.value, 2)
+    }).pipe(
+      Effect.scoped,
+      Effect.provide(Layer.merge(quiet, Policy.layer({ maxConcurrent: 1, queueTimeout: "1 second" })))
+    )
+  )
+
   it.effect("a client that asked for progress hears of each call as it ends", () =>
     Effect.gen(function* () {
       const client = yield* serverWith()

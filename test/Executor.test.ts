@@ -24,6 +24,46 @@ const settle = Effect.gen(function* () {
 })
 
 describe("Executor", () => {
+  it.effect("a nested call takes no server-wide slot: it runs while its caller holds the last one", () =>
+    Effect.gen(function* () {
+      const executor = yield* Executor.make({
+        ...Policy.defaults,
+        maxConcurrent: 1,
+        maxQueued: 10,
+        queueTimeout: "1 second"
+      })
+      const outer: Executor.Target = { name: "code_run", capability: "code" }
+      const inner: Executor.Target = { name: "t_inner", capability: "t", own: { maxConcurrent: 1 } }
+      // The caller holds the only server-wide slot and waits for its nested call.
+      const result = yield* executor.run(
+        outer,
+        Effect.gen(function* () {
+          const nested = yield* executor.run(inner, Effect.succeed("inner ran"), undefined, { nested: true })
+          // The same call as a top-level one has no slot to take: it waits, and the queue timeout answers it.
+          const fiber = yield* Effect.forkChild(Effect.exit(executor.run(inner, Effect.succeed("never"))))
+          yield* Effect.repeat(Effect.yieldNow, { times: 10 })
+          yield* TestClock.adjust("2 seconds")
+          const plain = yield* Fiber.join(fiber)
+          return [nested, Exit.isFailure(plain) ? "overloaded" : "ran"]
+        })
+      )
+      assert.deepStrictEqual(result, ["inner ran", "overloaded"])
+      assert.strictEqual(executor.load().active, 0)
+      // The tool's own limit still applies to nested calls.
+      const held = yield* Deferred.make<void>()
+      const first = yield* Effect.forkChild(executor.run(inner, Deferred.await(held), undefined, { nested: true }))
+      yield* Effect.repeat(Effect.yieldNow, { times: 10 })
+      const second = yield* Effect.forkChild(
+        Effect.exit(executor.run(inner, Effect.succeed("second"), undefined, { nested: true }))
+      )
+      yield* Effect.repeat(Effect.yieldNow, { times: 10 })
+      yield* TestClock.adjust("2 seconds")
+      assert.isTrue(Exit.isFailure(yield* Fiber.join(second)))
+      yield* Deferred.succeed(held, undefined)
+      yield* Fiber.join(first)
+    }).pipe(Effect.scoped)
+  )
+
   it.effect("a long queue of calls that finish at once drains without deepening the stack", () =>
     Effect.gen(function* () {
       const executor = yield* Executor.make({ ...Policy.defaults, maxConcurrent: 1, maxQueued: 10_000 })
