@@ -102,7 +102,7 @@ type Bundle = (
  * ```ts
  * import { bundled } from "./capabilities/index.ts"
  *
- * Object.keys(bundled) // => ["system", "workspace", "exec", "fe", "skills", "conformance"]
+ * Object.keys(bundled) // => ["system", "workspace", "exec", "fe", "skills", "code", "conformance"]
  * ```
  *
  * @category constants

@@ -885,10 +885,16 @@ class Isolate {
   }
 }
 
+// Calls and console output may be switched off (0); memory, stack, CPU and the result need room to run at all.
+const mayBeZero = new Set<string>(["maxCalls", "maxConsoleBytes"])
+
 const checkLimits = (limits: Limits): Limits => {
   for (const [key, value] of Object.entries(limits)) {
-    if (typeof value !== "number" || !Number.isFinite(value) || value <= 0) {
-      throw new Error(`Sandbox: the limit ${key} must be a positive number, got ${String(value)}`)
+    const floor = mayBeZero.has(key) ? 0 : Number.MIN_VALUE
+    if (typeof value !== "number" || !Number.isFinite(value) || value < floor) {
+      throw new Error(
+        `Sandbox: the limit ${key} must be a ${floor === 0 ? "non-negative" : "positive"} number, got ${String(value)}`
+      )
     }
   }
   return limits

@@ -171,7 +171,11 @@ export const call = (
       requestId: parent.requestId,
       method: "tools/call",
       correlationId,
-      protocolVersion: parent.protocolVersion,
+      // The result never goes on the wire: the caller gets it whole (structured content, every content type)
+      // whatever revision its own client speaks.
+      protocolVersion: ProtocolVersion.isModern(parent.protocolVersion)
+        ? parent.protocolVersion
+        : ProtocolVersion.latestLegacy,
       clientCapabilities: withoutTasks(parent.clientCapabilities),
       clientInfo: parent.clientInfo,
       progressToken: undefined,

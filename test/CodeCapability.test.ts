@@ -247,6 +247,17 @@ describe("code_run", () => {
     }).pipe(Effect.scoped, Effect.provide(Layer.merge(quiet, Policy.layer({ timeout: "30 seconds" }))))
   )
 
+  it.effect(
+    "a client of an old revision: calls still resolve to structured values (only the answer is downgraded)",
+    () =>
+      Effect.gen(function* () {
+        const client = yield* serverWith({ count: 0 }, { protocolVersion: "2024-11-05" })
+        const result = yield* client.callTool("code_run", { code: `return (await mcp.t.add({ a: 2, b: 2 })).sum` })
+        assert.isUndefined(result.structuredContent)
+        assert.strictEqual(JSON.parse(TestClient.text(result)).value, 4)
+      }).pipe(Effect.scoped, Effect.provide(quiet))
+  )
+
   it.effect("calls from code run even when code_run holds the server's only slot", () =>
     Effect.gen(function* () {
       const client = yield* serverWith()
@@ -505,6 +516,36 @@ describe("learned capabilities", () => {
       yield* client.expectToolError("code_save", { ...double, name: "Math:double" }, "invalid_name")
       yield* client.expectToolError("code_save", { ...double, name: "system:double" }, "namespace_taken")
       yield* client.expectToolError("code_save", { ...double, inputSchema: { type: "array" } }, "invalid_input_schema")
+    }).pipe(Effect.scoped, Effect.provide(quiet))
+  )
+
+  it.effect("code gets a learned capability's value itself, a number included", () =>
+    Effect.gen(function* () {
+      const client = yield* serverWith()
+      yield* client.callToolStructured("code_save", {
+        name: "math:triple",
+        description: "Three times n.",
+        inputSchema: { type: "object", properties: { n: { type: "number" } }, required: ["n"] },
+        code: `return input.n * 3`
+      })
+      const result = yield* runCode(client, `const t = await mcp.math.triple({ n: 5 }); return [t, typeof t]`)
+      assert.deepStrictEqual(result.value, [15, "number"])
+      const types = TestClient.text(yield* client.callTool("code_types", { namespaces: ["math"] }))
+      assert.match(types, /triple\(args: \{[\s\S]*\}\): Promise<unknown>/)
+    }).pipe(Effect.scoped, Effect.provide(quiet))
+  )
+
+  it.effect("two names that would be the same tool: the second is refused, the first kept", () =>
+    Effect.gen(function* () {
+      const client = yield* serverWith()
+      yield* client.callToolStructured("code_save", { name: "notes:count_all", description: "a", code: "return 1" })
+      const refused = yield* client.expectToolError(
+        "code_save",
+        { name: "notes_count:all", description: "b", code: "return 2" },
+        "name_taken"
+      )
+      assert.include(TestClient.text(refused), "notes:count_all")
+      assert.strictEqual(TestClient.text(yield* client.callTool("app_notes_count_all", {})), "1")
     }).pipe(Effect.scoped, Effect.provide(quiet))
   )
 

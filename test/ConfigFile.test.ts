@@ -4,6 +4,7 @@ import { join } from "node:path"
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
+import { defaultCodeSettings } from "../capabilities/code/settings.ts"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import { ExecSettingsSchema } from "../capabilities/exec/settings.ts"
@@ -199,6 +200,27 @@ describe("settings.resolve: the audit file inside the root", () => {
       })
       assert.notInclude(outside.workspace.deny?.join(" ") ?? "", "audit")
     })
+  )
+})
+
+describe("settings.resolve: the code store", () => {
+  it.effect(
+    "defaults to a directory per root under the state directory; inside the root it is denied; the root itself is refused",
+    () =>
+      Effect.gen(function* () {
+        const resolve = (config: Parameters<typeof Settings.resolve>[0]["config"], env = {}) =>
+          Settings.resolve({ root: "/srv/p", configFile: undefined, config, flags: noFlags, env })
+        const defaulted = yield* resolve({}, { XDG_STATE_HOME: "/state" })
+        assert.match(defaulted.code.storePath, /^\/state\/mcp-runtime\/code\/p-[0-9a-f]{12}$/)
+        assert.isUndefined(defaulted.code.settings)
+        const inside = yield* resolve({ code: { ...defaultCodeSettings, storePath: ".learned", maxCalls: 10 } })
+        assert.strictEqual(inside.code.storePath, "/srv/p/.learned")
+        assert.include(inside.workspace.deny ?? [], ".learned/")
+        assert.strictEqual(inside.code.settings?.maxCalls, 10)
+        assert.notProperty(inside.code.settings ?? {}, "storePath")
+        const root = yield* Effect.flip(resolve({ code: { ...defaultCodeSettings, storePath: "." } }))
+        assert.include(root.message, "$.code.storePath")
+      })
   )
 })
 

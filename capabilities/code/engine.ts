@@ -86,8 +86,11 @@ export const callable = (registry: Registry): ReadonlyArray<Target> => {
     if (!name.startsWith(`${tool.capability}_`)) continue
     targets.push({ namespace: tool.capability, name: bare, tool: name, learned: false })
   }
+  // A published tool wins over a learned capability of the same name (a capability enabled after it was saved).
+  const published = new Set(targets.map((target) => `${target.namespace}\u0000${target.name}`))
   for (const learned of registry.learned().values()) {
     const [namespace, action] = learned.name.split(":") as [string, string]
+    if (published.has(`${namespace}\u0000${action}`)) continue
     targets.push({ namespace, name: action, tool: learnedTool(learned.name), learned: true })
   }
   return targets
@@ -211,6 +214,19 @@ const valueOf = (result: CallToolResult): unknown => {
   return blocks
 }
 
+// A learned capability answers with its value as JSON text (and as structured content when it is an object):
+// the caller's code gets the value itself, a number or a list included.
+const learnedValue = (result: CallToolResult): unknown => {
+  if (result.structuredContent !== undefined) return result.structuredContent
+  const text = valueOf(result)
+  if (typeof text !== "string") return text
+  try {
+    return JSON.parse(text)
+  } catch {
+    return text
+  }
+}
+
 const errorText = (result: CallToolResult): string =>
   result.content
     .filter((block) => block.type === "text")
@@ -271,7 +287,8 @@ export const run = (
               ? service.value.report({ progress: calls.length, message: `${outcome.tool}: ${outcome.outcome}` })
               : Effect.void
           )
-          if (!failed) return Effect.as(progress, valueOf(outcome.result))
+          if (!failed)
+            return Effect.as(progress, target.learned ? learnedValue(outcome.result) : valueOf(outcome.result))
           const details = outcome.result._meta?.[errorMetaKey] as
             | { readonly code?: unknown; readonly suggestion?: unknown }
             | undefined

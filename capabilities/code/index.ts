@@ -64,21 +64,32 @@ export const CodeCapability = Capability.make(
     }
     const registry: Engine.Registry = { kernel, learned: () => learned }
     const base = { kernel, sandbox, store, settings, registry }
+    const register = (entry: Learned) => kernel.registerDynamic(learnedToolOf(base, entry))
     const publish = (entry: Learned): Effect.Effect<string, Tool.ToolError> =>
       Effect.gen(function* () {
         const tool = Engine.learnedTool(entry.name)
-        if (learned.has(entry.name)) yield* kernel.unregisterDynamic(tool)
+        const previous = learned.get(entry.name)
+        if (previous !== undefined) yield* kernel.unregisterDynamic(tool)
         learned.set(entry.name, entry)
-        const registered = yield* kernel.registerDynamic(learnedToolOf(base, entry)).pipe(
-          Effect.mapError(
-            (error) =>
-              new Tool.ToolError({
-                message: `${entry.name} was saved but cannot be published: ${error.message}`,
-                code: "not_published",
-                suggestion: "Save it under another name."
-              })
-          ),
-          Effect.tapError(() => Effect.sync(() => learned.delete(entry.name)))
+        const registered = yield* register(entry).pipe(
+          Effect.catch((error) =>
+            // The one it was to replace stays published.
+            Effect.andThen(
+              previous === undefined
+                ? Effect.sync(() => learned.delete(entry.name))
+                : Effect.andThen(
+                    Effect.sync(() => learned.set(entry.name, previous)),
+                    Effect.ignore(register(previous))
+                  ),
+              Effect.fail(
+                new Tool.ToolError({
+                  message: `${entry.name} cannot be published: ${error.message}`,
+                  code: "not_published",
+                  suggestion: "Save it under another name."
+                })
+              )
+            )
+          )
         )
         changed()
         return registered
@@ -117,3 +128,24 @@ export const CodeCapability = Capability.make(
     }
   })
 )
+
+export {
+  /**
+   * The code capability's settings: `CodeSettings`, `defaultCodeSettings`,
+   * `CodeSettingsSchema`, `CodeSettingsShape`.
+   *
+   * @since 0.3.0
+   */
+  CodeSettings
+} from "./settings.ts"
+export { type CodeSettingsShape, CodeSettingsSchema, defaultCodeSettings } from "./settings.ts"
+export {
+  /**
+   * The store of learned capabilities (`LearnedStore`), its layers
+   * (`directory`, `memory`) and its models.
+   *
+   * @since 0.3.0
+   */
+  LearnedStore
+} from "./store.ts"
+export { directory, type Learned, memory, namePattern, StoreError } from "./store.ts"

@@ -24,7 +24,7 @@ import { namePattern } from "./store.ts"
  *   name: "notes:count",
  *   description: "Counts the Markdown files under a directory.",
  *   inputSchema: { type: "object", properties: { path: { type: "string" } }, required: ["path"] },
- *   code: "const found = await mcp.workspace.search({ path: input.path, glob: '*.md' })\nreturn found.matches.length"
+ *   code: "const found = await mcp.workspace.search({ query: '#', path: input.path, include: '*.md' })\nreturn found.matches.length"
  * }
  * ```
  *
@@ -85,6 +85,17 @@ export const saveTool = (code: Code) =>
             suggestion: "Choose another namespace, e.g. one named after the task."
           })
         }
+        const tool = Engine.learnedTool(args.name)
+        const twin = [...code.registry.learned().values()].find(
+          (other) => other.name !== args.name && Engine.learnedTool(other.name) === tool
+        )
+        if (twin !== undefined || (code.kernel.tool(tool) !== undefined && !code.registry.learned().has(args.name))) {
+          return yield* new Tool.ToolError({
+            message: `${args.name} would be published as ${tool}, which ${twin === undefined ? "another tool" : `the learned capability ${twin.name}`} already is.`,
+            code: "name_taken",
+            suggestion: "Choose a name whose namespace and action do not run together into an existing tool name."
+          })
+        }
         const existing = code.registry.learned().get(args.name)
         if (existing !== undefined && args.replace !== true) {
           return yield* new Tool.ToolError({
@@ -132,6 +143,8 @@ export const saveTool = (code: Code) =>
           references,
           savedAt: new Date(now).toISOString()
         } as const
+        // Published first (what can refuse it: the kernel), then stored; a store that fails takes it back.
+        const published = yield* code.publish(learned)
         yield* code.store.put(learned).pipe(
           Effect.mapError(
             (error) =>
@@ -140,10 +153,12 @@ export const saveTool = (code: Code) =>
                 code: "store_failed",
                 suggestion: "Ask the operator to check the code store's directory (code.storePath)."
               })
+          ),
+          Effect.tapError(() =>
+            existing === undefined ? code.withdraw(args.name) : Effect.ignore(code.publish(existing))
           )
         )
-        const tool = yield* code.publish(learned)
-        return { name: args.name, tool, call: `mcp.${namespace}.${action}(args)`, references }
+        return { name: args.name, tool: published, call: `mcp.${namespace}.${action}(args)`, references }
       })
     )
   )

@@ -42,7 +42,8 @@ export interface CodeSettingsShape {
 }
 
 /**
- * The defaults: 64 MiB of memory, 512 KiB of stack, 5 s of CPU time, 1,000
+ * The defaults: 64 MiB of memory, 256 KiB of stack (the sandbox's: beyond it, deep
+ * recursion can reach the host's own stack first), 5 s of CPU time, 1,000
  * calls, 64 KiB of console output, a 1 MiB result, 100 KiB of source, 500
  * learned capabilities.
  *
@@ -59,7 +60,7 @@ export interface CodeSettingsShape {
  */
 export const defaultCodeSettings: CodeSettingsShape = {
   memoryBytes: 64 * 1024 * 1024,
-  stackBytes: 512 * 1024,
+  stackBytes: 256 * 1024,
   cpuMs: 5000,
   maxCalls: 1000,
   maxConsoleBytes: 64 * 1024,

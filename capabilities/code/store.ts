@@ -45,7 +45,7 @@ export const namePattern = /^([a-z][a-z0-9_]{0,29}):([A-Za-z][A-Za-z0-9_]{0,29})
  *   name: "notes:count",
  *   description: "Counts the notes.",
  *   inputSchema: { type: "object", properties: {} },
- *   code: "const list = await mcp.workspace.list({ path: 'notes' }); return list.length",
+ *   code: "const listed = await mcp.workspace.list({ path: 'notes' }); return listed.entries.length",
  *   language: "typescript",
  *   references: ["workspace_list"],
  *   savedAt: "2026-11-25T12:00:00.000Z"
@@ -106,9 +106,10 @@ export class StoreError extends Schema.TaggedError<StoreError>()("StoreError", {
  * import * as Effect from "effect/Effect"
  * import { LearnedStore } from "./capabilities/code/store.ts"
  *
- * const names = Effect.map(Effect.flatMap(LearnedStore.asEffect(), (store) => store.list), (all) =>
- *   all.map((learned) => learned.name)
- * )
+ * const names = Effect.gen(function* () {
+ *   const store = yield* LearnedStore
+ *   return (yield* store.list).map((learned) => learned.name)
+ * })
  * ```
  *
  * @category services
@@ -124,7 +125,7 @@ export class LearnedStore extends Context.Service<
     readonly put: (learned: Learned) => Effect.Effect<void, StoreError>
     /** Removes one; `false` when there was none. */
     readonly remove: (name: string) => Effect.Effect<boolean, StoreError>
-    /** Where it keeps them, for messages and `doctor` (`memory` for an in-memory store). */
+    /** Where it keeps them, for messages (`code_list` says it; `memory` for an in-memory store). */
     readonly location: string
   }
 >()("effect-mcp-runtime/capabilities/code/LearnedStore") {}
@@ -138,7 +139,10 @@ export class LearnedStore extends Context.Service<
  * import * as Effect from "effect/Effect"
  * import { LearnedStore, memory } from "./capabilities/code/store.ts"
  *
- * const count = Effect.flatMap(LearnedStore.asEffect(), (store) => store.list).pipe(Effect.provide(memory))
+ * const count = Effect.gen(function* () {
+ *   const store = yield* LearnedStore
+ *   return (yield* store.list).length
+ * }).pipe(Effect.provide(memory))
  * ```
  *
  * @category layers

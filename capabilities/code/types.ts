@@ -43,7 +43,9 @@ export const bindingTools = (code: Code): ReadonlyArray<BindingTool> => {
               namespace: target.namespace,
               name: target.name,
               description: entry.description,
-              inputSchema: entry.inputSchema
+              inputSchema: entry.inputSchema,
+              // Whatever its code returns, as is.
+              outputSchema: {}
             }
           ]
     }

@@ -736,8 +736,15 @@ export const resolve = Effect.fnUntraced(function* (input: {
       : NodePath.resolve(root, config.code.storePath)
   // A store inside the root is denied to the workspace tools: learned code changes only through code_save.
   const codeInRoot = NodePath.relative(root, codeStorePath)
+  if (codeInRoot === "") {
+    return yield* new UsageError({
+      message:
+        `${file}: $.code.storePath: the store of learned capabilities cannot be the root itself (the workspace tools ` +
+        `would have to be denied everything); use a directory under it, or outside it`
+    })
+  }
   const codeDeny =
-    codeInRoot === "" || codeInRoot.startsWith("..") || NodePath.isAbsolute(codeInRoot)
+    codeInRoot.startsWith("..") || NodePath.isAbsolute(codeInRoot)
       ? []
       : [`${codeInRoot.split(NodePath.sep).join("/")}/`]
   const http = config.http ?? {}
