@@ -112,6 +112,10 @@ const bootstrap = `(function (hostCall, hostLog, bindingsJson, inputJson, code, 
   const toStr = String
   const ErrorCtor = Error
   const AsyncFunction = (async function () {}).constructor
+  // How a promise's \`then\` makes the promise it returns (its species): fixed before the code runs, so the code
+  // cannot swap in an object of its own for the outcome the host reads.
+  defineProperty(Promise, Symbol.species, { value: Promise, writable: false, configurable: false })
+  defineProperty(Promise.prototype, "constructor", { value: Promise, writable: false, configurable: false })
 
   const text = (v) => {
     if (typeof v === "string") return v
@@ -459,7 +463,8 @@ class Isolate {
   ending: Ending | undefined = undefined
 
   private consoleBytes = 0
-  private cpuUsed = 0
+  /** CPU time spent executing inside the isolate, in ms. */
+  cpuUsed = 0
   private sliceStart = 0
   private fatal: "cpu" | "calls" | "stack" | "memory" | undefined = undefined
   /** A trap inside WebAssembly: the instance must not be touched again, not even to dispose it. */
@@ -568,7 +573,8 @@ class Isolate {
         reason,
         message,
         console: this.console.slice(),
-        ...(line === undefined ? {} : { line })
+        ...(line === undefined ? {} : { line }),
+        cpuMs: this.cpuUsed
       })
     }
   }
@@ -725,7 +731,10 @@ class Isolate {
         return
       }
       const state = this.context.getPromiseState(outcome)
-      if (state.type === "fulfilled") {
+      if (state.type === "fulfilled" && state.notAPromise === true) {
+        // Not a promise after all (its value is the outcome's own handle, disposed with it).
+        this.fail("thrown", "The code's outcome could not be read.")
+      } else if (state.type === "fulfilled") {
         const tagged = this.context.getString(state.value)
         state.value.dispose()
         this.finish(tagged)
@@ -754,7 +763,11 @@ class Isolate {
           )
           return
         }
-        this.ending = { _tag: "Success", value: JSON.parse(body) }
+        try {
+          this.ending = { _tag: "Success", value: JSON.parse(body) }
+        } catch {
+          this.fail("thrown", "The code's outcome could not be read.")
+        }
         return
       }
       case "s":
@@ -766,7 +779,13 @@ class Isolate {
         return
       case "e":
       case "x": {
-        const description = JSON.parse(body) as ErrorDescription
+        let description: ErrorDescription
+        try {
+          description = JSON.parse(body) as ErrorDescription
+        } catch {
+          this.fail("thrown", "The code's outcome could not be read.")
+          return
+        }
         const message = description.message ?? ""
         const compile = tagged[0] === "x"
         if (description.name === "InternalError" && message === "out of memory") {
@@ -958,7 +977,8 @@ export const make: Effect.Effect<Sandbox["Service"]> = Effect.gen(function* () {
                     value: ending.value,
                     console: isolate.console,
                     consoleTruncated: isolate.consoleTruncated,
-                    calls: isolate.calls
+                    calls: isolate.calls,
+                    cpuMs: isolate.cpuUsed
                   } satisfies RunOutput
                 case "Failure":
                   return yield* ending.error
@@ -970,7 +990,8 @@ export const make: Effect.Effect<Sandbox["Service"]> = Effect.gen(function* () {
               return yield* new SandboxError({
                 reason: "unsettled",
                 message: messages.unsettled(),
-                console: isolate.console.slice()
+                console: isolate.console.slice(),
+                cpuMs: isolate.cpuUsed
               })
             }
             for (const completion of yield* Queue.takeAll(queue)) isolate.settle(completion)

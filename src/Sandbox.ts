@@ -247,7 +247,13 @@ export type ConsoleLine = typeof ConsoleLine.Type
  * ```ts
  * import type { RunOutput } from "effect-mcp-runtime/Sandbox"
  *
- * const output: RunOutput = { value: { total: 3 }, console: [{ level: "log", text: "done" }], consoleTruncated: false, calls: 2 }
+ * const output: RunOutput = {
+ *   value: { total: 3 },
+ *   console: [{ level: "log", text: "done" }],
+ *   consoleTruncated: false,
+ *   calls: 2,
+ *   cpuMs: 1.5
+ * }
  * ```
  *
  * @category models
@@ -258,6 +264,8 @@ export interface RunOutput {
   readonly console: ReadonlyArray<ConsoleLine>
   readonly consoleTruncated: boolean
   readonly calls: number
+  /** The CPU time the code took, in ms (what `cpuMs` limits; time waiting for calls not counted). */
+  readonly cpuMs: number
 }
 
 /**
@@ -311,7 +319,9 @@ export class SandboxError extends Schema.TaggedError<SandboxError>()("SandboxErr
   reason: Schema.Literals(["syntax", "thrown", "cpu", "memory", "stack", "calls", "result", "unsettled"]),
   message: Schema.String,
   console: Schema.Array(ConsoleLine),
-  line: Schema.optional(Schema.Number)
+  line: Schema.optional(Schema.Number),
+  /** The CPU time the code took before it failed, in ms. */
+  cpuMs: Schema.optional(Schema.Number)
 }) {}
 
 /**

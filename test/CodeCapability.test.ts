@@ -519,6 +519,50 @@ describe("learned capabilities", () => {
     }).pipe(Effect.scoped, Effect.provide(quiet))
   )
 
+  it.effect("refused: a schema that refers to itself without end, a name that differs from another only in case", () =>
+    Effect.gen(function* () {
+      const client = yield* serverWith()
+      const cyclic = yield* client.expectToolError(
+        "code_save",
+        {
+          name: "loop:self",
+          description: "x",
+          code: "return 1",
+          inputSchema: {
+            type: "object",
+            $defs: { x: { $ref: "#/$defs/y" }, y: { $ref: "#/$defs/x" } },
+            properties: { a: { $ref: "#/$defs/x" } }
+          }
+        },
+        "invalid_input_schema"
+      )
+      assert.include(TestClient.text(cyclic), "itself")
+      yield* client.callToolStructured("code_save", { name: "notes:count", description: "a", code: "return 1" })
+      yield* client.expectToolError(
+        "code_save",
+        { name: "notes:Count", description: "b", code: "return 2" },
+        "name_taken"
+      )
+    }).pipe(Effect.scoped, Effect.provide(quiet))
+  )
+
+  it.effect("a learned capability whose code calls a confirmed tool needs confirmation itself", () =>
+    Effect.gen(function* () {
+      const client = yield* serverWith()
+      yield* client.callToolStructured("code_save", {
+        name: "clean:all",
+        description: "Removes everything, confirming on the user's behalf.",
+        code: "return await mcp.t.remove({ confirm: true })"
+      })
+      const listed = (yield* client.listTools).find((tool) => tool.name === "app_clean_all")
+      assert.strictEqual(listed.annotations.destructiveHint, true)
+      assert.strictEqual(listed.inputSchema.properties.confirm.type, "boolean")
+      yield* client.expectToolError("app_clean_all", {}, "confirmation_required")
+      const confirmed = yield* client.callTool("app_clean_all", { confirm: true })
+      assert.strictEqual(TestClient.text(confirmed), '"removed"')
+    }).pipe(Effect.scoped, Effect.provide(quiet))
+  )
+
   it.effect("code gets a learned capability's value itself, a number included", () =>
     Effect.gen(function* () {
       const client = yield* serverWith()
@@ -583,6 +627,93 @@ describe("learned capabilities", () => {
         ],
         outer: "outer"
       })
+    }).pipe(Effect.scoped, Effect.provide(quiet))
+  )
+})
+
+describe("one budget per run, learned capabilities included", () => {
+  it.effect("their CPU time comes out of the run's: once spent, no more of them start", () =>
+    Effect.gen(function* () {
+      const client = yield* serverWith()
+      yield* client.callToolStructured("code_save", { name: "burn:cpu", description: "Spins.", code: "for (;;) {}" })
+      const result = yield* runCode(
+        client,
+        `const all = await Promise.all(Array.from({ length: 20 }, () => mcp.burn.cpu({}).then(() => "ran", (e) => e.message)))
+         return all`
+      )
+      const notStarted = (result.value as Array<string>).filter((message) => message.includes("was not started"))
+      const stopped = (result.value as Array<string>).filter((message) => message.includes("CPU time"))
+      assert.isAtLeast(notStarted.length, 15)
+      assert.isAtMost(stopped.length, 5)
+    }).pipe(
+      Effect.scoped,
+      Effect.provide(quiet),
+      Effect.provideService(CodeSettings, { ...defaultCodeSettings, cpuMs: 100 })
+    )
+  )
+
+  it.effect("their calls count against the run's calls", () =>
+    Effect.gen(function* () {
+      const client = yield* serverWith()
+      yield* client.callToolStructured("code_save", {
+        name: "echo:ten",
+        description: "Echoes ten times.",
+        code: `for (let i = 0; i < 10; i++) await mcp.system.echo({ text: String(i) }); return "done"`
+      })
+      const result = yield* runCode(
+        client,
+        `const out = []
+         for (let i = 0; i < 5; i++) out.push(await mcp.echo.ten({}).then(() => "done", (e) => e.code))
+         return out`
+      )
+      // 5 calls of echo:ten and 10 echoes each would be 55 calls: the run's 20 stop them at the second.
+      assert.deepStrictEqual(result.value.slice(0, 1), ["done"])
+      assert.include(result.value, "code_calls")
+    }).pipe(
+      Effect.scoped,
+      Effect.provide(quiet),
+      Effect.provideService(CodeSettings, { ...defaultCodeSettings, maxCalls: 20 })
+    )
+  )
+
+  it.effect("at most a few of their isolates at once", () =>
+    Effect.gen(function* () {
+      const running = { now: 0, max: 0 }
+      const probe = Capability.make(
+        { id: "probe", description: "counts calls in flight", version: "1" },
+        Effect.succeed({
+          tools: [
+            Tool.make("hold", { description: "Holds a second." }).pipe(
+              Tool.handle(() =>
+                Effect.acquireUseRelease(
+                  Effect.sync(() => {
+                    running.now += 1
+                    running.max = Math.max(running.max, running.now)
+                  }),
+                  () => Effect.as(Effect.sleep("1 second"), "held"),
+                  () => Effect.sync(() => void (running.now -= 1))
+                )
+              )
+            )
+          ]
+        })
+      )
+      const client = yield* TestClient.make(Layer.mergeAll(codeLayer, SystemCapability, probe))
+      yield* client.callToolStructured("code_save", {
+        name: "wait:one",
+        description: "Holds.",
+        code: `return await mcp.probe.hold({})`
+      })
+      const fiber = yield* Effect.forkChild(
+        client.runCode(`return (await Promise.all(Array.from({ length: 12 }, () => mcp.wait.one({})))).length`)
+      )
+      for (let i = 0; i < 6; i++) {
+        yield* Effect.repeat(Effect.yieldNow, { times: 100 })
+        yield* TestClock.adjust("1 second")
+      }
+      const result = yield* Fiber.join(fiber)
+      assert.strictEqual(result.value, 12)
+      assert.strictEqual(running.max, 4)
     }).pipe(Effect.scoped, Effect.provide(quiet))
   )
 })

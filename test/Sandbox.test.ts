@@ -58,12 +58,14 @@ layer(QuickJsSandbox.layer)("Sandbox (QuickJS)", (it) => {
         const output = yield* run(
           "const xs = [1, 2, 3]\nreturn { sum: xs.reduce((a, b) => a + b, 0), s: 'é', n: null }"
         )
-        assert.deepStrictEqual(output, {
+        const { cpuMs, ...rest } = output
+        assert.deepStrictEqual(rest, {
           value: { sum: 6, s: "é", n: null },
           console: [],
           consoleTruncated: false,
           calls: 0
         })
+        assert.isAbove(cpuMs, 0)
         assert.strictEqual((yield* run("const x = 1")).value, undefined)
         assert.strictEqual((yield* run("return () => 1")).value, undefined)
         assert.deepStrictEqual((yield* run("return [undefined, NaN, new Date(0)]")).value, [
@@ -538,6 +540,23 @@ layer(QuickJsSandbox.layer)("Sandbox (QuickJS)", (it) => {
   })
 
   describe("isolation", () => {
+    it.effect("the code cannot forge its outcome through the promise's species or constructor", () =>
+      Effect.gen(function* () {
+        const fake = `class Fake { constructor(ex) { ex(() => {}, () => {}) } toString() { return 'o{"forged":true}' } }`
+        const bySpecies = yield* Effect.exit(
+          run(
+            `${fake}\nObject.defineProperty(Promise, Symbol.species, { value: Fake, configurable: true })\nawait null\nreturn "real"`
+          )
+        )
+        assert.isTrue(
+          Exit.isFailure(bySpecies) && Cause.findErrorOption(bySpecies.cause)._tag === "Some",
+          "redefining the species fails in the code"
+        )
+        const byConstructor = yield* run(`${fake}\nPromise.prototype.constructor = Fake\nawait null\nreturn "real"`)
+        assert.strictEqual(byConstructor.value, "real")
+      })
+    )
+
     it.effect("no Node or host API exists in the sandbox, and there is no module loader", () =>
       Effect.gen(function* () {
         const output = yield* run(

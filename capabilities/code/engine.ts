@@ -7,7 +7,9 @@
  *
  * @since 0.3.0
  */
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as Semaphore from "effect/Semaphore"
 import * as Tracer from "effect/Tracer"
 import { analyze, type Problem, type Reference } from "../../src/internal/codeAnalysis.ts"
 import type { Kernel } from "../../src/Kernel.ts"
@@ -15,7 +17,7 @@ import { type CallToolResult, errorMetaKey } from "../../src/McpSchema.ts"
 import * as NestedCall from "../../src/NestedCall.ts"
 import { Progress } from "../../src/Progress.ts"
 import type { RequestContext } from "../../src/RequestContext.ts"
-import { CallFailed, type HostCall, type Sandbox, type SandboxError } from "../../src/Sandbox.ts"
+import { CallFailed, type HostCall, type Sandbox, SandboxError } from "../../src/Sandbox.ts"
 import * as Tool from "../../src/Tool.ts"
 import type { CodeSettingsShape } from "./settings.ts"
 import type { Learned } from "./store.ts"
@@ -234,6 +236,24 @@ const errorText = (result: CallToolResult): string =>
     .join("\n")
 
 /**
+ * What one run and every learned capability it calls share: the calls left,
+ * the CPU time left for the learned capabilities' isolates, and how many of
+ * those may exist at once. A learned capability runs in an isolate of its
+ * own, with limits of its own; without a shared budget, one run calling one
+ * 1,000 times in parallel would hold 1,000 isolates and 1,000 CPU budgets.
+ */
+interface Budget {
+  calls: number
+  cpuMs: number
+  readonly isolates: Semaphore.Semaphore
+}
+
+class RunBudget extends Context.Service<RunBudget, Budget>()("effect-mcp-runtime/capabilities/code/RunBudget") {}
+
+/** How many learned capabilities' isolates one run may have at once (each has its own memory). */
+export const nestedIsolates = 4
+
+/**
  * Runs checked code in a fresh isolate. Each `mcp.*` call is a nested
  * `tools/call` (gate, confirmation, policy, audit, span); a failed one
  * rejects in the code with the tool's error text, `code` and `suggestion`.
@@ -245,6 +265,11 @@ export const run = (
   settings: CodeSettingsShape
 ): Effect.Effect<RunReport, SandboxError, RequestContext> =>
   Effect.withFiber((fiber) => {
+    const shared = Context.getOption(fiber.context as Context.Context<RunBudget>, RunBudget)
+    const nested = shared._tag === "Some"
+    const budget: Budget = nested
+      ? shared.value
+      : { calls: settings.maxCalls, cpuMs: settings.cpuMs, isolates: Semaphore.makeUnsafe(nestedIsolates) }
     const calls: Array<CallReport> = []
     let sequence = 0
     const bindings = new Map<string, Array<string>>()
@@ -269,6 +294,18 @@ export const run = (
           })
         )
       }
+      if (budget.calls <= 0) {
+        return Effect.fail(
+          new CallFailed({
+            message:
+              `The run has made ${settings.maxCalls} calls, its learned capabilities' calls included: its limit. ` +
+              `This call was not made.`,
+            code: "code_calls",
+            suggestion: "Make fewer calls per run: batch the work, or split it across several runs."
+          })
+        )
+      }
+      budget.calls -= 1
       sequence += 1
       return Effect.flatMap(
         NestedCall.call(target.tool, host.args as Record<string, unknown> | undefined, sequence),
@@ -306,6 +343,7 @@ export const run = (
       )
     }
     // The calls run in the context of the run's own span (captured inside it), so each call's span is its child.
+    let usedCpu = 0
     const ran = Effect.withFiber((inside) => {
       const context = inside.context as never
       return sandbox
@@ -313,24 +351,61 @@ export const run = (
           code: checked.javascript,
           bindings,
           input,
-          call: (host: HostCall) => Effect.provideContext(call(host), context),
+          call: (host: HostCall) => Effect.provideContext(call(host), Context.add(context, RunBudget, budget)),
           limits: {
             memoryBytes: settings.memoryBytes,
             stackBytes: settings.stackBytes,
-            cpuMs: settings.cpuMs,
-            maxCalls: settings.maxCalls,
+            cpuMs: nested ? Math.min(settings.cpuMs, budget.cpuMs) : settings.cpuMs,
+            maxCalls: nested ? Math.max(0, budget.calls) : settings.maxCalls,
             maxConsoleBytes: settings.maxConsoleBytes,
             maxResultBytes: settings.maxResultBytes
           }
         })
         .pipe(
-          Effect.map((output): RunReport => ({
-            value: output.value,
-            console: output.console,
-            consoleTruncated: output.consoleTruncated,
-            calls
-          })),
-          Effect.mapError((error) => Object.assign(error, { calls }))
+          Effect.map((output): RunReport => {
+            usedCpu = output.cpuMs
+            return {
+              value: output.value,
+              console: output.console,
+              consoleTruncated: output.consoleTruncated,
+              calls
+            }
+          }),
+          Effect.mapError((error) => {
+            usedCpu = error.cpuMs ?? 0
+            return Object.assign(error, { calls })
+          }),
+          // A learned capability's isolate: one of the run's few at once, its CPU time taken from the run's budget.
+          (self) =>
+            nested
+              ? Semaphore.withPermits(
+                  budget.isolates,
+                  1
+                )(
+                  Effect.suspend(() =>
+                    budget.cpuMs <= 0
+                      ? Effect.fail(
+                          Object.assign(
+                            new SandboxError({
+                              reason: "cpu",
+                              message:
+                                `The learned capabilities this run called have used its CPU budget ` +
+                                `(${settings.cpuMs} ms), and this one was not started. Call fewer learned ` +
+                                `capabilities per run, or let tools do the heavy work.`,
+                              console: []
+                            }),
+                            { calls }
+                          )
+                        )
+                      : Effect.ensuring(
+                          self,
+                          Effect.sync(() => {
+                            budget.cpuMs -= usedCpu
+                          })
+                        )
+                  )
+                )
+              : self
         )
     })
     return fiber.getRef(Tracer.Tracer) === Tracer.nativeTracer

@@ -41,6 +41,30 @@ export interface Code {
  * a JSON Schema Effect cannot enforce (an external `$ref`, `if`/`then`, a
  * pattern…) is refused with the reason.
  */
+// A chain of definitions that are only references and leads back to itself: nothing to decode with, ever.
+const endlessReference = (schema: { readonly [key: string]: unknown }): string | undefined => {
+  const defs = (schema.$defs ?? schema.definitions) as Record<string, unknown> | undefined
+  if (typeof defs !== "object" || defs === null) return undefined
+  const targetOf = (node: unknown): string | undefined => {
+    if (typeof node !== "object" || node === null) return undefined
+    const keys = Object.keys(node).filter((key) => !["$ref", "description", "title", "$comment"].includes(key))
+    const ref = (node as { readonly $ref?: unknown }).$ref
+    if (keys.length > 0 || typeof ref !== "string") return undefined
+    const match = /^#\/(?:\$defs|definitions)\/([^/]+)$/.exec(ref)
+    return match === null ? undefined : decodeURIComponent(match[1]!.replace(/~1/g, "/").replace(/~0/g, "~"))
+  }
+  for (const start of Object.keys(defs)) {
+    const seen = new Set<string>()
+    let name: string | undefined = start
+    while (name !== undefined && !seen.has(name)) {
+      seen.add(name)
+      name = targetOf(defs[name])
+    }
+    if (name !== undefined) return name
+  }
+  return undefined
+}
+
 export const inputCodec = (inputSchema: {
   readonly [key: string]: unknown
 }):
@@ -49,12 +73,30 @@ export const inputCodec = (inputSchema: {
   if (inputSchema.type !== "object") {
     return { _tag: "Refused", reason: `inputSchema must describe an object ("type": "object").` }
   }
+  const endless = endlessReference(inputSchema)
+  if (endless !== undefined) {
+    return {
+      _tag: "Refused",
+      reason: `the definition ${endless} refers to itself without end (references that lead only back to it)`
+    }
+  }
   try {
     const document = JsonSchema.fromSchemaDraft2020_12(inputSchema as JsonSchema.JsonSchema)
     const schema = SchemaRepresentation.fromJsonSchemaDocument(document)
+    // A reference that leads only to itself ($defs.x = { $ref: "#/$defs/x" }) imports, then overflows the stack on
+    // every call: decoding one object now finds it.
+    Schema.decodeUnknownExit(Schema.toType(schema) as Schema.Codec<unknown>)({})
     return { _tag: "Ok", schema: Schema.toType(schema) as unknown as Tool.ObjectSchema }
   } catch (error) {
-    return { _tag: "Refused", reason: error instanceof Error ? error.message : String(error) }
+    return {
+      _tag: "Refused",
+      reason:
+        error instanceof RangeError
+          ? "it refers to itself without end (a $ref that leads back to itself before any keyword)"
+          : error instanceof Error
+            ? error.message
+            : String(error)
+    }
   }
 }
 
@@ -63,7 +105,12 @@ export const learnedToolOf = (code: Omit<Code, "publish" | "withdraw" | "version
   const match = namePattern.exec(learned.name)!
   const codec = inputCodec(learned.inputSchema)
   const input = codec._tag === "Ok" ? codec.schema : Schema.Record(Schema.String, Schema.Unknown)
+  // Its code calls a tool that needs the user's confirmation: so does it (the code may pass `confirm: true` to
+  // that tool, which a client that cannot ask its user accepts; the user confirms the learned capability instead).
+  const confirms = learned.references.some((name) => code.kernel.tool(name)?.confirms === true)
   return Tool.make(`${match[1]}_${match[2]}`, {
+    confirm: confirms,
+    ...(confirms ? { annotations: { destructiveHint: true, readOnlyHint: false } } : {}),
     description: `${learned.description}\n\n(Learned capability ${learned.name}: code saved with code_save; from code, call it as mcp.${match[1]}.${match[2]}(…).)`,
     input: input as Tool.ObjectSchema,
     inputJsonSchema: learned.inputSchema as JsonSchemaObject

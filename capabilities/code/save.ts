@@ -86,8 +86,11 @@ export const saveTool = (code: Code) =>
           })
         }
         const tool = Engine.learnedTool(args.name)
+        // Names that make one tool, or one file on a file system that ignores case, are one name.
         const twin = [...code.registry.learned().values()].find(
-          (other) => other.name !== args.name && Engine.learnedTool(other.name) === tool
+          (other) =>
+            other.name !== args.name &&
+            (Engine.learnedTool(other.name) === tool || other.name.toLowerCase() === args.name.toLowerCase())
         )
         if (twin !== undefined || (code.kernel.tool(tool) !== undefined && !code.registry.learned().has(args.name))) {
           return yield* new Tool.ToolError({
