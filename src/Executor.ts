@@ -130,8 +130,11 @@ export const timedOut = (
  */
 export interface Target {
   /**
-   * The public name. Calls share a per-tool limit when they pass the same
-   * `Target` object; the kernel keeps one per registered tool.
+   * The public name. Calls of one name share its per-tool limit, whichever
+   * `Target` object they pass: a tool replaced at run time (an upstream
+   * server's re-listed tools) keeps the calls still running under the old
+   * one in its count. The limits are resolved once per `Target` object; a
+   * new object whose `maxConcurrent` differs gets a limiter of its own.
    */
   readonly name: string
   readonly capability: string
@@ -264,8 +267,11 @@ const makeWith = (policy: Policy.PolicyShape, timers: Timers, now: () => number)
   const unbounded = new Limiter(Infinity)
   const queueTimeoutMs = Policy.millis(policy.queueTimeout)
   const reject = policy.onOverload === "reject" || policy.maxQueued <= 0
-  // One entry per target object (the kernel keeps one per registered tool);
-  // `byName` only serves `load`.
+  // The entries by public name: the per-tool limiter belongs to the name, so
+  // that a tool replaced at run time (a new compiled object, same name) is
+  // not a fresh limit beside the calls of the old one still running. The
+  // weak map caches the entry of each target object (its limits resolved
+  // once).
   const entries = new WeakMap<Target, Entry>()
   const byName = new Map<string, Entry>()
   let waiting = 0
@@ -275,7 +281,14 @@ const makeWith = (policy: Policy.PolicyShape, timers: Timers, now: () => number)
     if (entry === undefined) {
       const limits = Policy.resolve(policy, target)
       const max = limits.maxConcurrent.value
-      const limiter = Number.isFinite(max) ? new Limiter(Math.max(0, max)) : undefined
+      const previous = byName.get(target.name)
+      // The same limit as the name's entry: the same limiter (its running calls count).
+      const limiter =
+        previous !== undefined && previous.limits.maxConcurrent.value === max
+          ? previous.limiter
+          : Number.isFinite(max)
+            ? new Limiter(Math.max(0, max))
+            : undefined
       entry = {
         limits,
         limiter,

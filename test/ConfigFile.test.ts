@@ -392,6 +392,51 @@ describe("settings.resolve: safety of the configuration itself", () => {
     })
   )
 
+  it.effect("upstreams in a file found in the root stop the start, unless the operator allows them", () =>
+    Effect.gen(function* () {
+      const config = {
+        upstreams: {
+          notes: { command: "node", args: ["notes.js", "--token", "s3cret"], env: { API: "${NOTES_TOKEN}" } },
+          docs: {
+            url: "https://me:pw@docs.example.com/mcp?key=k3y",
+            headers: { Authorization: "Bearer ${DOCS_TOKEN}" }
+          }
+        }
+      }
+      const input = {
+        root: "/srv/p",
+        configFile: "/srv/p/mcp-runtime.json",
+        configFromRoot: true,
+        config,
+        flags: noFlags
+      }
+      const env = { NOTES_TOKEN: "n", DOCS_TOKEN: "d" }
+      const refused = yield* Effect.flip(Settings.resolve({ ...input, env }))
+      assert.strictEqual(refused._tag, "UsageError")
+      assert.include(
+        refused.message,
+        "/srv/p/mcp-runtime.json: $.upstreams (notes, docs): this file was found in the root"
+      )
+      assert.include(refused.message, "${NAME}")
+      assert.include(refused.message, "--config")
+      assert.include(refused.message, "MCP_RUNTIME_ALLOW_WORKSPACE_UPSTREAMS=1")
+      // Allowed by the operator: it starts, and says what the file does (secrets redacted, the variables it sends).
+      const allowed = yield* Settings.resolve({ ...input, env: { ...env, MCP_RUNTIME_ALLOW_WORKSPACE_UPSTREAMS: "1" } })
+      assert.deepStrictEqual(Object.keys(allowed.upstreams), ["notes", "docs"])
+      const warning = allowed.warnings.find((w) => w.includes("connects to upstream MCP servers"))
+      assert.strictEqual(
+        warning,
+        "/srv/p/mcp-runtime.json connects to upstream MCP servers (notes: runs node notes.js --token ***; " +
+          "docs: http https://***@docs.example.com/mcp?key=***) and publishes their tools, sending them the " +
+          "server's environment variables NOTES_TOKEN, DOCS_TOKEN (${NAME} in their env or headers)"
+      )
+      // Named by the operator (--config or MCP_RUNTIME_CONFIG): no opt-in, no warning.
+      const explicit = yield* Settings.resolve({ ...input, configFile: "/etc/mcp.json", configFromRoot: false, env })
+      assert.deepStrictEqual(Object.keys(explicit.upstreams), ["notes", "docs"])
+      assert.deepStrictEqual(explicit.warnings, [])
+    })
+  )
+
   it.effect("gate rules with principals are refused: no transport of the binary identifies callers", () =>
     Effect.gen(function* () {
       const error = yield* Effect.flip(

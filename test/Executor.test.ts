@@ -148,6 +148,30 @@ describe("Executor", () => {
     })
   )
 
+  it.effect("a tool replaced by a new object of the same name keeps its per-tool limit (list_changed)", () =>
+    Effect.gen(function* () {
+      const executor = yield* Executor.make({ ...Policy.defaults, onOverload: "reject" })
+      // The compiled tool before and after `Kernel.replaceCapability`: two objects, one name.
+      const before: Executor.Target = { name: "up_slow", capability: "up", capabilityOwn: { maxConcurrent: 1 } }
+      const after: Executor.Target = { name: "up_slow", capability: "up", capabilityOwn: { maxConcurrent: 1 } }
+      const held = yield* Deferred.make<void>()
+      const first = yield* Effect.forkChild(executor.run(before, Deferred.await(held)))
+      yield* settle
+      const refused = yield* Effect.flip(executor.run(after, Effect.succeed("past the limit")))
+      assert.strictEqual(refused._tag, "Overloaded")
+      assert.include(refused.message, "tool up_slow has 1 call running, its limit is 1")
+      assert.deepStrictEqual(executor.load().tools.up_slow, { active: 1, waiting: 0 })
+      // A replacement whose limit changed gets that limit.
+      const raised: Executor.Target = { name: "up_slow", capability: "up", capabilityOwn: { maxConcurrent: 2 } }
+      assert.strictEqual(executor.limits(raised).maxConcurrent.value, 2)
+      assert.strictEqual(yield* executor.run(raised, Effect.succeed("ran")), "ran")
+      yield* Deferred.succeed(held, undefined)
+      yield* Fiber.join(first)
+      assert.strictEqual(yield* executor.run(after, Effect.succeed("ran")), "ran")
+      assert.strictEqual(executor.load().active, 0)
+    }).pipe(Effect.scoped)
+  )
+
   it.effect("a call that dies while queued for the global slot gives its tool slot back", () =>
     Effect.gen(function* () {
       const executor = yield* Executor.make({

@@ -155,9 +155,10 @@ describe("upstream servers (the built binary)", () => {
       )
       assert.deepStrictEqual(JSON.parse(text(echoed)), { target: "notes.md" })
 
-      // Progress from the upstream reaches the client.
+      // Progress from the upstream reaches the client (the tool has no annotations: confirmed, as the MCP
+      // defaults make it destructive).
       const progress: Array<number> = []
-      await client.callTool({ name: "inner_test_tool_with_progress", arguments: {} }, undefined, {
+      await client.callTool({ name: "inner_test_tool_with_progress", arguments: { confirm: true } }, undefined, {
         ...options,
         onprogress: (update) => progress.push(update.progress)
       })
@@ -319,8 +320,8 @@ describe("upstream servers (the built binary)", () => {
   })
 
   it("a collision between upstreams, or an id it cannot use, stops the start with a clear message", () => {
-    const serve = (config: unknown, env: Record<string, string> = {}) => {
-      const dir = temp.make({ "config.json": JSON.stringify(config) })
+    const serve = (config: unknown, env: Record<string, string> = {}, fromRoot = false) => {
+      const dir = temp.make({ [fromRoot ? "mcp-runtime.json" : "config.json"]: JSON.stringify(config) })
       return spawnSync(
         process.execPath,
         [
@@ -328,8 +329,7 @@ describe("upstream servers (the built binary)", () => {
           "serve",
           "--root",
           dir,
-          "--config",
-          join(dir, "config.json"),
+          ...(fromRoot ? [] : ["--config", join(dir, "config.json")]),
           "--capabilities",
           "system",
           "--audit-log",
@@ -362,6 +362,25 @@ describe("upstream servers (the built binary)", () => {
     const nested = serve({ upstreams: { again: everything } }, { MCP_RUNTIME_UPSTREAM_DEPTH: "4" })
     assert.strictEqual(nested.status, 2, nested.stderr)
     assert.include(nested.stderr, "probably its own upstream")
+
+    // A file found in the root may not start upstreams on its own say-so: nothing is started.
+    const marker = join(temp.make({}), "started")
+    const workspace = serve(
+      {
+        upstreams: {
+          planted: {
+            command: process.execPath,
+            args: ["-e", `require("fs").writeFileSync(${JSON.stringify(marker)}, "")`]
+          }
+        }
+      },
+      {},
+      true
+    )
+    assert.strictEqual(workspace.status, 2, workspace.stderr)
+    assert.include(workspace.stderr, "this file was found in the root")
+    assert.include(workspace.stderr, "MCP_RUNTIME_ALLOW_WORKSPACE_UPSTREAMS=1")
+    assert.isFalse(existsSync(marker), "the upstream's command did not run")
   })
 
   it("doctor shows each upstream: transport, state, restarts, tools", () => {

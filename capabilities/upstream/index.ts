@@ -12,12 +12,16 @@
  * A cancelled or timed-out call is cancelled upstream
  * (`notifications/cancelled`); the upstream's progress is relayed to the
  * caller; the upstream's `list_changed` notifications re-list it and the
- * server's own `list_changed` go out. An upstream that dies is reconnected
- * with exponential backoff (250 ms doubling to 30 s, on the Effect `Clock`),
- * its tools meanwhile answering an error result that names it. At startup
- * the server waits (at most `startupTimeoutMs`, all upstreams at once) for
- * each upstream's first connection; one that does not come starts without
- * its tools, which are published once it connects.
+ * server's own `list_changed` go out. An error the upstream answers is that
+ * request's error, and the connection is kept; a connection that closed (or
+ * a request of the server's own that timed out, or an HTTP session the
+ * endpoint no longer knows) is lost: the upstream is reconnected with
+ * exponential backoff (250 ms doubling to 30 s, on the Effect `Clock`), its
+ * tools meanwhile answering an error result that names it. At startup the
+ * server waits (at most `startupTimeoutMs`, all upstreams at once) for each
+ * upstream's first connection; one that does not come starts without its
+ * tools, which are published once it connects. At shutdown, the upstreams
+ * are closed all at once.
  *
  * See `docs/capabilities/upstream.md`.
  *
@@ -45,6 +49,7 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Queue from "effect/Queue"
 import * as Schedule from "effect/Schedule"
+import * as Scope from "effect/Scope"
 import {
   type CapabilityInfo,
   InvalidCapabilityId,
@@ -57,8 +62,8 @@ import { Progress } from "../../src/Progress.ts"
 import * as Resource from "../../src/Resource.ts"
 import { packageVersion } from "../../src/ServerConfig.ts"
 import { UpstreamError, UpstreamIdTaken } from "./errors.ts"
-import { emptyLists, type Forward, type Lists, toContents } from "./mapping.ts"
-import { defaultReconnect, defaultStartupTimeoutMs, type UpstreamSettings } from "./settings.ts"
+import { type CompileOutput, emptyLists, type Forward, type Lists, type ToolCall, toContents } from "./mapping.ts"
+import { defaultReconnect, defaultStartupTimeoutMs, describeUpstream, type UpstreamSettings } from "./settings.ts"
 
 /**
  * An upstream given in code rather than in the configuration file: a
@@ -137,7 +142,10 @@ export type UpstreamSpec = UpstreamSettings | TransportUpstream
  */
 export interface UpstreamStatus {
   readonly id: string
-  /** `stdio <command> <args…>`, `http <url>`, or the label of a {@link TransportUpstream}. */
+  /**
+   * `stdio <command> <args…>`, `http <url>` (secrets redacted, see
+   * {@link describeTransport}), or the label of a {@link TransportUpstream}.
+   */
   readonly transport: string
   /** `connected`; `connecting` (a first attempt under way); `failed` (not connected, retrying with backoff). */
   readonly state: "connecting" | "connected" | "failed"
@@ -182,7 +190,10 @@ export class Upstreams extends Context.Service<
 
 /**
  * Where an upstream is reached, in a word and its target: `stdio node
- * server.js`, `http http://…`, or a transport's label.
+ * server.js`, `http http://…`, or a transport's label. What logs, status and
+ * `doctor` show, so likely secrets are redacted: a URL's user information
+ * and query values, the value of an argument after a flag such as `--token`
+ * or `--api-key`, a `NAME=value` argument whose name says it is a secret.
  *
  * **Example**
  *
@@ -190,17 +201,15 @@ export class Upstreams extends Context.Service<
  * import { describeTransport } from "./capabilities/upstream/index.ts"
  *
  * describeTransport({ command: "node", args: ["server.js"] }) // => "stdio node server.js"
+ * describeTransport({ command: "node", args: ["server.js", "--token", "abc"] }) // => "stdio node server.js --token ***"
+ * describeTransport({ url: "https://me:pw@docs.example.com/mcp?key=abc" }) // => "http https://***@docs.example.com/mcp?key=***"
  * ```
  *
  * @category models
  * @since 0.3.0
  */
 export const describeTransport = (spec: UpstreamSpec): string =>
-  "transport" in spec
-    ? spec.label
-    : spec.command !== undefined
-      ? `stdio ${[spec.command, ...(spec.args ?? [])].join(" ")}`
-      : `http ${spec.url}`
+  "transport" in spec ? spec.label : describeUpstream(spec)
 
 const idPattern = /^[a-z][a-z0-9_]*$/
 
@@ -214,17 +223,28 @@ type Sdk = Awaited<ReturnType<typeof loadSdk>>
 
 // Loaded when the first upstream is built: a server without upstreams never loads the SDK client.
 const loadSdk = async () => {
-  const [client, stdio, http, types] = await Promise.all([
+  const [client, stdio, http, types, ajv] = await Promise.all([
     import("@modelcontextprotocol/sdk/client/index.js"),
     import("@modelcontextprotocol/sdk/client/stdio.js"),
     import("@modelcontextprotocol/sdk/client/streamableHttp.js"),
-    import("@modelcontextprotocol/sdk/types.js")
+    import("@modelcontextprotocol/sdk/types.js"),
+    import("@modelcontextprotocol/sdk/validation/ajv")
   ])
-  return { Client: client.Client, StdioClientTransport: stdio.StdioClientTransport, http, types }
+  return {
+    Client: client.Client,
+    StdioClientTransport: stdio.StdioClientTransport,
+    http,
+    types,
+    AjvJsonSchemaValidator: ajv.AjvJsonSchemaValidator
+  }
 }
 
 const messageOf = (error: unknown): string => {
-  if (error instanceof Error) return error.message.replace(/^MCP error -?\d+: /, "")
+  if (error instanceof Error) {
+    return error.message
+      .replace(/^(?:MCP error -?\d+: )+/, "")
+      .replace(/^Streamable HTTP error: Error POSTing to endpoint: /, "")
+  }
   return String(error)
 }
 
@@ -236,6 +256,10 @@ interface Connection {
   readonly capabilities: ServerCapabilities
   /** Completed with the reason once the connection is gone. */
   readonly lost: Deferred.Deferred<string>
+  /** Ends the connection (the first reason is kept). */
+  readonly lose: (reason: string) => void
+  /** Why it was lost, once it was. */
+  readonly lostBecause: () => string | undefined
   /** The upstream's list_changed notifications. */
   readonly changed: Queue.Queue<ListChange>
   readonly pid: number | undefined
@@ -244,25 +268,90 @@ interface Connection {
 
 const pageLimit = 1000
 
-// Every page of one of the upstream's lists.
-const allPages = <A>(
-  list: (cursor: string | undefined, signal: AbortSignal) => Promise<{ readonly nextCursor?: string | undefined }>,
-  items: (page: any) => ReadonlyArray<A>
-): Effect.Effect<ReadonlyArray<A>, string> =>
-  Effect.tryPromise({
-    try: async (signal) => {
-      const all: Array<A> = []
-      let cursor: string | undefined
-      for (let page = 0; page < pageLimit; page++) {
-        const result = await list(cursor, signal)
-        all.push(...items(result))
-        cursor = result.nextCursor
-        if (cursor === undefined) break
-      }
-      return all
-    },
-    catch: messageOf
-  })
+// The network errors of a request that never reached the endpoint.
+const unreachable = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH"])
+
+const networkCode = (error: unknown): string | undefined => {
+  if (typeof error !== "object" || error === null) return undefined
+  const cause = (error as { cause?: { code?: unknown; errors?: ReadonlyArray<{ code?: unknown }> } }).cause
+  const code = cause?.code ?? cause?.errors?.[0]?.code
+  return typeof code === "string" ? code : undefined
+}
+
+/**
+ * How a request to an upstream failed:
+ * - `Answer`: the upstream answered it with an error (a JSON-RPC error, or an
+ *   HTTP status other than 404): that request's error, the connection is kept;
+ * - `Malformed`: it answered something that is not a valid result;
+ * - `Lost`: the connection is gone (it closed, a timeout of the server's own
+ *   ran out, the HTTP session is unknown, the endpoint is unreachable).
+ *   `sent`: whether the request may have reached the upstream (then it may
+ *   have run); a request that never left, or that an HTTP endpoint refused
+ *   with 404, did not run.
+ */
+type Failure =
+  | { readonly _tag: "Answer"; readonly code: number | undefined; readonly http: number | undefined }
+  | { readonly _tag: "Malformed" }
+  | { readonly _tag: "Lost"; readonly sent: boolean }
+
+/** A structured result that does not match the tool's outputSchema (checked here, as the SDK client would). */
+class OutputMismatch extends Error {
+  override readonly name = "OutputMismatch"
+}
+
+// Items of a paginated list, checked one by one against the SDK's schema of an entry.
+interface LooseList {
+  readonly method: "tools/list" | "prompts/list" | "resources/list" | "resources/templates/list"
+  readonly key: "tools" | "prompts" | "resources" | "resourceTemplates"
+  /** How a problem names the entry (`tool "x"`, `resource <uri>`). */
+  readonly name: (entry: any, index: number) => string
+  /** A clearer reason than the schema's for a known mistake. */
+  readonly why?: (entry: any) => string | undefined
+  /** An upstream that does not know the method (−32601) lists nothing (templates: some servers have none). */
+  readonly optional?: boolean
+}
+
+const quoted = (kind: string) => (entry: any, index: number) =>
+  `${kind} ${typeof entry?.name === "string" ? JSON.stringify(entry.name) : `#${index + 1} of the list`}`
+
+const looseLists = {
+  tools: {
+    method: "tools/list",
+    key: "tools",
+    name: quoted("tool"),
+    why: (entry) =>
+      typeof entry?.inputSchema !== "object" || entry.inputSchema === null || entry.inputSchema.type !== "object"
+        ? "its inputSchema does not describe an object"
+        : entry.outputSchema !== undefined &&
+            (typeof entry.outputSchema !== "object" ||
+              entry.outputSchema === null ||
+              entry.outputSchema.type !== "object")
+          ? "its outputSchema does not describe an object"
+          : undefined
+  },
+  prompts: { method: "prompts/list", key: "prompts", name: quoted("prompt") },
+  resources: {
+    method: "resources/list",
+    key: "resources",
+    name: (entry, index) => `resource ${typeof entry?.uri === "string" ? entry.uri : `#${index + 1} of the list`}`
+  },
+  templates: {
+    method: "resources/templates/list",
+    key: "resourceTemplates",
+    optional: true,
+    name: (entry, index) =>
+      `resource template ${typeof entry?.uriTemplate === "string" ? entry.uriTemplate : `#${index + 1} of the list`}`
+  }
+} satisfies Record<string, LooseList>
+
+const issuesOf = (error: unknown): string => {
+  const issues = (error as { issues?: ReadonlyArray<{ path?: ReadonlyArray<PropertyKey>; message?: string }> }).issues
+  if (!Array.isArray(issues) || issues.length === 0) return messageOf(error)
+  const shown = issues
+    .slice(0, 3)
+    .map((issue) => `${(issue.path ?? []).map(String).join(".") || "the entry"}: ${issue.message ?? "invalid"}`)
+  return `${shown.join("; ")}${issues.length > 3 ? `; and ${issues.length - 3} more` : ""}`
+}
 
 /**
  * The upstream servers as capabilities, and the {@link Upstreams} service
@@ -271,7 +360,9 @@ const allPages = <A>(
  * {@link UpstreamIdTaken} for an id in `reservedIds` (the bundled
  * capabilities') or already registered, and, when an upstream connected at
  * startup, with the kernel's error for a public name or URI scheme that
- * another capability has (`DuplicateName`, `SchemeTaken`…).
+ * another capability has (`DuplicateName`, `SchemeTaken`, `InvalidAlias`).
+ * Any other entry the kernel refuses (a schema it cannot compile…) is a
+ * problem of that upstream, logged and shown by `doctor`, as after startup.
  *
  * **Example**
  *
@@ -294,7 +385,11 @@ export const layer = (
   options: {
     /** Ids an upstream may not take (the bundled capabilities'). */
     readonly reservedIds?: ReadonlyArray<string> | undefined
-    /** Variables added to the environment of every stdio upstream (under its own `env`). */
+    /**
+     * Variables added to the environment of every stdio upstream, over its
+     * own `env` (the server's `MCP_RUNTIME_UPSTREAM_DEPTH`: an upstream's
+     * `env` cannot reset it).
+     */
     readonly env?: Readonly<Record<string, string>> | undefined
   } = {}
 ): Layer.Layer<Upstreams, KernelError | UpstreamIdTaken, Kernel> =>
@@ -312,20 +407,30 @@ export const layer = (
       }
       if (entries.length === 0) return Upstreams.of({ status: () => [] })
       const sdk = yield* Effect.promise(loadSdk)
-      const hosts = yield* Effect.forEach(entries, ([id, spec]) => host(id, spec, sdk, options.env ?? {}), {
-        concurrency: "unbounded"
-      })
+      // The supervisors are interrupted together at shutdown: closing a stdio upstream may take 4 s (the SDK's
+      // SIGTERM, then SIGKILL), and one after the other that would add up.
+      const supervisors = yield* Scope.fork(yield* Effect.scope, "parallel")
+      const hosts = yield* Effect.forEach(
+        entries,
+        ([id, spec]) => host(id, spec, sdk, options.env ?? {}, supervisors),
+        { concurrency: "unbounded" }
+      )
       return Upstreams.of({ status: () => hosts.map((status) => status()) })
     })
   )
 
-// One upstream: its supervisor (connect, list, serve, reconnect) in the layer's scope, its first
+// The kernel's refusals that stop the start when an upstream connected at startup: its entries collide with
+// another capability's. The others (a schema the kernel cannot compile…) are problems of the upstream.
+const collisions = new Set(["DuplicateName", "SchemeTaken", "InvalidAlias"])
+
+// One upstream: its supervisor (connect, list, serve, reconnect) in `supervisors`, its first
 // registration (static, so a collision stops the start), and its status.
 const host = Effect.fnUntraced(function* (
   id: string,
   spec: UpstreamSpec,
   sdk: Sdk,
-  env: Readonly<Record<string, string>>
+  env: Readonly<Record<string, string>>,
+  supervisors: Scope.Scope
 ) {
   const kernel = yield* Kernel
   const context = (yield* Effect.context<never>()) as Context.Context<any>
@@ -343,6 +448,18 @@ const host = Effect.fnUntraced(function* (
   let problems: ReadonlyArray<string> = []
   let current: Connection | undefined
   let lists: Lists = emptyLists
+  // The tools' outputSchemas, compiled for each listing with a validator of their own (the SDK's Ajv settings), so
+  // that an `$id` of one listing's schema cannot clash with another's.
+  const compileOutput = (): CompileOutput => {
+    const validator = new sdk.AjvJsonSchemaValidator()
+    return (schema) => {
+      const check = validator.getValidator(schema as never)
+      return (value) => {
+        const result = check(value)
+        return result.valid ? undefined : (result.errorMessage ?? "it does not match")
+      }
+    }
+  }
   // The outcome of the first attempt (the lists, or none), and the static registration done.
   const initial = yield* Deferred.make<{ readonly lists: Lists; readonly capabilities: ServerCapabilities }>()
   const registered = yield* Deferred.make<void>()
@@ -360,36 +477,87 @@ const host = Effect.fnUntraced(function* (
     _meta: { [errorMetaKey]: { code: "upstream_unavailable", suggestion: notConnectedSuggestion } }
   })
 
-  // How a request failed: the upstream answered an error (its code), answered something that is not a result of
-  // the request (a malformed answer), or the request never got an answer — a transport-level failure, which means
-  // the connection is gone.
-  const classify = (
-    error: unknown
-  ): { readonly _tag: "Answer"; readonly code: number } | { readonly _tag: "Malformed" } | { readonly _tag: "Lost" } =>
-    error instanceof sdk.types.McpError &&
-    error.code !== sdk.types.ErrorCode.ConnectionClosed &&
-    error.code !== sdk.types.ErrorCode.RequestTimeout
-      ? { _tag: "Answer", code: error.code }
-      : error instanceof Error && /ZodError/.test(error.name)
-        ? { _tag: "Malformed" }
-        : { _tag: "Lost" }
-  const failed = (conn: Connection, error: unknown): void => {
-    if (classify(error)._tag === "Lost") Deferred.doneUnsafe(conn.lost, Effect.succeed(messageOf(error)))
-  }
-  // What the client is told of a request the upstream did not answer with a result.
-  const answered = (what: string, error: unknown): string | undefined => {
-    const kind = classify(error)
-    return kind._tag === "Answer"
-      ? `The upstream server ${id} answered ${what} with error ${kind.code}: ${messageOf(error)}`
-      : kind._tag === "Malformed"
-        ? `The upstream server ${id} answered ${what} with something that is not a valid result: ${messageOf(error)}`
-        : undefined
+  // A call that may have reached the upstream before the connection was lost: it may have run.
+  const lostDuring = (name: string, why: string, retrySafe: boolean): CallToolResult => ({
+    content: [
+      {
+        type: "text",
+        text:
+          `The connection to the upstream server ${id} was lost while it ran ${name} (${why}), so whether the call ` +
+          `took effect is unknown; the upstream is being restarted.`
+      }
+    ],
+    isError: true,
+    _meta: {
+      [errorMetaKey]: {
+        code: "upstream_lost",
+        suggestion: retrySafe
+          ? `${name} is annotated read-only or idempotent: retry it in a few seconds.`
+          : `Check whether the call took effect (with a read-only tool of ${id}, for example) before calling it again.`
+      }
+    }
+  })
+
+  // Timeouts the server set itself (a completion's): the upstream did not answer in time, its connection is lost.
+  const ownTimeouts = new WeakSet<object>()
+
+  const classify = (conn: Connection, error: unknown): Failure => {
+    if (typeof error === "object" && error !== null && ownTimeouts.has(error)) return { _tag: "Lost", sent: true }
+    if (error instanceof sdk.http.StreamableHTTPError) {
+      const status = (error as { code?: number }).code
+      // 404: the endpoint no longer knows the session (it did not run the request); -1: not a JSON or SSE answer.
+      if (status === 404) return { _tag: "Lost", sent: false }
+      if (status === -1) return { _tag: "Malformed" }
+      return { _tag: "Answer", code: undefined, http: status }
+    }
+    if (error instanceof sdk.types.McpError) {
+      // The SDK rejects what is in flight with ConnectionClosed (−32000) once the connection closed; an upstream
+      // may answer −32000 itself (a generic server error), which is an answer.
+      if (error.code === sdk.types.ErrorCode.ConnectionClosed && conn.lostBecause() !== undefined) {
+        return { _tag: "Lost", sent: true }
+      }
+      return { _tag: "Answer", code: error.code, http: undefined }
+    }
+    if (error instanceof OutputMismatch || (error instanceof Error && /ZodError/.test(error.name))) {
+      return { _tag: "Malformed" }
+    }
+    // The SDK's "Not connected" (the transport was gone before the request left), or an endpoint not reached.
+    if (error instanceof Error && error.message === "Not connected") return { _tag: "Lost", sent: false }
+    const code = networkCode(error)
+    return { _tag: "Lost", sent: code === undefined || !unreachable.has(code) }
   }
 
-  const callTool: Forward["callTool"] = (name, args) =>
+  // What the client is told of a request the upstream answered without a result.
+  const answered = (what: string, failure: Failure, error: unknown): string =>
+    failure._tag === "Answer"
+      ? failure.http !== undefined
+        ? `The upstream server ${id} answered ${what} with HTTP ${failure.http}: ${messageOf(error)}`
+        : `The upstream server ${id} answered ${what} with error ${failure.code}: ${messageOf(error)}`
+      : `The upstream server ${id} answered ${what} with something that is not a valid result: ${messageOf(error)}`
+
+  // Checks a result as the SDK client's callTool does, against the outputSchema compiled when it was listed.
+  const checkOutput = (name: string, result: CallToolResult, output: ToolCall["output"]): string | undefined => {
+    if (output === undefined) return undefined
+    if (result.structuredContent === undefined) {
+      return result.isError === true
+        ? undefined
+        : `Tool ${name} has an output schema but did not return structured content`
+    }
+    const mismatch = output(result.structuredContent)
+    return mismatch === undefined
+      ? undefined
+      : `Structured content does not match the tool's output schema: ${mismatch}`
+  }
+
+  const callTool: Forward["callTool"] = (name, args, tool) =>
     Effect.gen(function* () {
       const conn = current
       if (conn === undefined) return notConnected()
+      // Lost a moment ago (the supervisor has not noticed yet): the call is not sent.
+      if (conn.lostBecause() !== undefined) {
+        reason = conn.lostBecause()
+        return notConnected()
+      }
       const progress = yield* Progress
       const updates = progress.enabled ? yield* Queue.unbounded<SdkProgress, Cause.Done>() : undefined
       const relay =
@@ -401,19 +569,29 @@ const host = Effect.fnUntraced(function* (
               )
             )
       const outcome = yield* Effect.tryPromise({
-        try: (signal) =>
-          conn.client.callTool({ name, arguments: args }, undefined, {
-            signal,
-            timeout: noTimeout,
-            resetTimeoutOnProgress: true,
-            ...(updates === undefined
-              ? {}
-              : {
-                  onprogress: (update) => {
-                    Queue.offerUnsafe(updates, update)
-                  }
-                })
-          }),
+        try: async (signal) => {
+          // `request`, not `callTool`: the SDK client would check the result against validators it caches from its
+          // own listTools (which the server does not call: it lists loosely, page by page).
+          const result = (await conn.client.request(
+            { method: "tools/call", params: { name, arguments: args } },
+            sdk.types.CallToolResultSchema,
+            {
+              signal,
+              timeout: noTimeout,
+              resetTimeoutOnProgress: true,
+              ...(updates === undefined
+                ? {}
+                : {
+                    onprogress: (update: SdkProgress) => {
+                      Queue.offerUnsafe(updates, update)
+                    }
+                  })
+            }
+          )) as unknown as CallToolResult
+          const mismatch = checkOutput(name, result, tool.output)
+          if (mismatch !== undefined) throw new OutputMismatch(mismatch)
+          return result
+        },
         catch: (error) => error
       }).pipe(Effect.result)
       if (updates !== undefined && relay !== undefined) {
@@ -421,34 +599,44 @@ const host = Effect.fnUntraced(function* (
         Queue.endUnsafe(updates)
         yield* Fiber.join(relay)
       }
-      if (outcome._tag === "Success") return outcome.success as unknown as CallToolResult
+      if (outcome._tag === "Success") return outcome.success
       const error = outcome.failure
-      failed(conn, error)
-      const message = answered(`the call of ${name}`, error)
-      if (message === undefined) {
-        reason = messageOf(error)
-        return notConnected()
+      const failure = classify(conn, error)
+      if (failure._tag === "Lost") {
+        conn.lose(messageOf(error))
+        const why = conn.lostBecause() ?? messageOf(error)
+        if (!failure.sent) {
+          reason = why
+          return notConnected()
+        }
+        return lostDuring(name, why, tool.retrySafe)
       }
       return {
-        content: [{ type: "text", text: message }],
+        content: [{ type: "text", text: answered(`the call of ${name}`, failure, error) }],
         isError: true,
         _meta: {
           [errorMetaKey]: {
             code: "upstream_error",
-            suggestion: `Check the arguments against the tool's inputSchema (tools/list), then retry.`
+            suggestion:
+              failure._tag === "Answer" && failure.http !== undefined
+                ? `The upstream's endpoint answered this request with an HTTP error; retry later, or call other tools.`
+                : `Check the arguments against the tool's inputSchema (tools/list), then retry.`
           }
         }
       } satisfies CallToolResult
     })
 
-  // A request other than a tool call: a typed failure when it gets no result.
+  // A request other than a tool call (reads, all): a typed failure when it gets no result. `timeoutMs`: a time
+  // limit of the server's own (the policy's timeout bounds the others).
   const request = <A>(
     what: string,
-    run: (conn: Connection, signal: AbortSignal) => Promise<A>
+    run: (conn: Connection, signal: AbortSignal) => Promise<A>,
+    timeoutMs?: number
   ): Effect.Effect<A, UpstreamError> =>
     Effect.suspend(() => {
       const conn = current
-      if (conn === undefined) {
+      if (conn !== undefined && conn.lostBecause() !== undefined) reason = conn.lostBecause()
+      if (conn === undefined || conn.lostBecause() !== undefined) {
         return Effect.fail(
           new UpstreamError({
             upstream: id,
@@ -459,16 +647,36 @@ const host = Effect.fnUntraced(function* (
         )
       }
       return Effect.tryPromise({
-        try: (signal) => run(conn, signal),
+        try: (signal) => {
+          if (timeoutMs === undefined) return run(conn, signal)
+          // The SDK rejects the request with the abort's reason: this very error, known as the server's own.
+          const timedOut = new sdk.types.McpError(
+            sdk.types.ErrorCode.RequestTimeout,
+            `it did not answer ${what} within ${timeoutMs} ms`
+          )
+          ownTimeouts.add(timedOut)
+          const controller = new AbortController()
+          const timer = setTimeout(() => controller.abort(timedOut), timeoutMs)
+          signal.addEventListener("abort", () => controller.abort(signal.reason), { once: true })
+          return run(conn, controller.signal).finally(() => clearTimeout(timer))
+        },
         catch: (error) => {
-          failed(conn, error)
-          const kind = classify(error)
+          const failure = classify(conn, error)
+          if (failure._tag === "Lost") {
+            conn.lose(messageOf(error))
+            const why = conn.lostBecause() ?? messageOf(error)
+            return new UpstreamError({
+              upstream: id,
+              message: failure.sent
+                ? `The connection to the upstream server ${id} was lost during ${what} (${why}); ` +
+                  `it is being restarted — retry in a few seconds.`
+                : `The upstream server ${id} is not connected (${why}); it is being restarted — retry in a few seconds.`
+            })
+          }
           return new UpstreamError({
             upstream: id,
-            message:
-              answered(what, error) ??
-              `The upstream server ${id} is not connected (${messageOf(error)}); it is being restarted — retry in a few seconds.`,
-            ...(kind._tag === "Answer" ? { code: kind.code } : {})
+            message: answered(what, failure, error),
+            ...(failure._tag === "Answer" && failure.code !== undefined ? { code: failure.code } : {})
           })
         }
       })
@@ -505,8 +713,10 @@ const host = Effect.fnUntraced(function* (
       capabilities.completions === undefined
         ? undefined
         : (ref, argument, context) =>
-            request("completion/complete", (conn, signal) =>
-              conn.client.complete({ ref, argument, context }, { signal, timeout: startupTimeoutMs })
+            request(
+              "completion/complete",
+              (conn, signal) => conn.client.complete({ ref, argument, context }, { signal, timeout: noTimeout }),
+              startupTimeoutMs
             ).pipe(
               Effect.map((result) => result.completion.values),
               Effect.orElseSucceed(() => [])
@@ -536,55 +746,88 @@ const host = Effect.fnUntraced(function* (
       const fingerprint = JSON.stringify([listed, capabilities.completions !== undefined])
       if (fingerprint === published) return
       published = fingerprint
-      const contents = toContents(id, listed, forwardFor(capabilities))
-      const collisions = yield* kernel.replaceCapability(id, contents, context).pipe(Effect.orDie)
-      yield* report([...contents.problems, ...collisions.map((error) => error.message)])
+      const contents = toContents(id, listed, forwardFor(capabilities), compileOutput())
+      const refused = yield* kernel.replaceCapability(id, contents, context).pipe(Effect.orDie)
+      yield* report([...contents.problems, ...refused.map((error) => error.message)])
+    })
+
+  // Every page of one list, loosely: the SDK's listTools would reject the whole listing for one entry it does not
+  // accept (and cache output validators of the last page only); here each entry is checked on its own, and one
+  // that is not a valid definition is a problem of its own.
+  const listLoosely = <A>(
+    conn: Connection,
+    list: LooseList,
+    schema: { readonly safeParse: (value: unknown) => { success: boolean; data?: A; error?: unknown } }
+  ): Effect.Effect<{ readonly items: ReadonlyArray<A>; readonly problems: ReadonlyArray<string> }, string> =>
+    Effect.tryPromise({
+      try: async (signal) => {
+        const items: Array<A> = []
+        const problems: Array<string> = []
+        let cursor: string | undefined
+        for (let page = 0; page < pageLimit; page++) {
+          const result: Record<string, unknown> = await conn.client
+            .request(
+              { method: list.method, ...(cursor === undefined ? {} : { params: { cursor } }) } as never,
+              sdk.types.PaginatedResultSchema,
+              { signal, timeout: startupTimeoutMs }
+            )
+            .catch((error: unknown) => {
+              if (
+                list.optional === true &&
+                page === 0 &&
+                error instanceof sdk.types.McpError &&
+                error.code === sdk.types.ErrorCode.MethodNotFound
+              ) {
+                return { [list.key]: [] }
+              }
+              throw error
+            })
+          const entries = result[list.key]
+          if (!Array.isArray(entries)) throw new Error(`its ${list.method} result has no ${list.key} array`)
+          entries.forEach((entry, index) => {
+            const parsed = schema.safeParse(entry)
+            if (parsed.success) items.push(parsed.data as A)
+            else
+              problems.push(
+                `${list.name(entry, index)}: ${list.why?.(entry) ?? `not valid (${issuesOf(parsed.error)})`}`
+              )
+          })
+          cursor = typeof result.nextCursor === "string" ? result.nextCursor : undefined
+          if (cursor === undefined) break
+        }
+        return { items, problems }
+      },
+      catch: messageOf
     })
 
   const listKind = (conn: Connection, kind: ListChange): Effect.Effect<Partial<Lists>, string> => {
     const caps = conn.capabilities
-    const timeout = { timeout: startupTimeoutMs }
     switch (kind) {
       case "tools":
         return caps.tools === undefined
-          ? Effect.succeed({ tools: [] })
-          : Effect.map(
-              allPages<UpstreamTool>(
-                (cursor, signal) =>
-                  conn.client.listTools(cursor === undefined ? undefined : { cursor }, { ...timeout, signal }),
-                (page) => page.tools
-              ),
-              (tools) => ({ tools })
-            )
+          ? Effect.succeed({ tools: [], toolProblems: [] })
+          : Effect.map(listLoosely<UpstreamTool>(conn, looseLists.tools, sdk.types.ToolSchema), (listed) => ({
+              tools: listed.items,
+              toolProblems: listed.problems
+            }))
       case "prompts":
         return caps.prompts === undefined
-          ? Effect.succeed({ prompts: [] })
-          : Effect.map(
-              allPages<UpstreamPrompt>(
-                (cursor, signal) =>
-                  conn.client.listPrompts(cursor === undefined ? undefined : { cursor }, { ...timeout, signal }),
-                (page) => page.prompts
-              ),
-              (prompts) => ({ prompts })
-            )
+          ? Effect.succeed({ prompts: [], promptProblems: [] })
+          : Effect.map(listLoosely<UpstreamPrompt>(conn, looseLists.prompts, sdk.types.PromptSchema), (listed) => ({
+              prompts: listed.items,
+              promptProblems: listed.problems
+            }))
       case "resources":
         return caps.resources === undefined
-          ? Effect.succeed({ resources: [], templates: [] })
+          ? Effect.succeed({ resources: [], templates: [], resourceProblems: [] })
           : Effect.zipWith(
-              allPages<UpstreamResource>(
-                (cursor, signal) =>
-                  conn.client.listResources(cursor === undefined ? undefined : { cursor }, { ...timeout, signal }),
-                (page) => page.resources
-              ),
-              allPages<UpstreamTemplate>(
-                (cursor, signal) =>
-                  conn.client.listResourceTemplates(cursor === undefined ? undefined : { cursor }, {
-                    ...timeout,
-                    signal
-                  }),
-                (page) => page.resourceTemplates
-              ),
-              (resources, templates) => ({ resources, templates }),
+              listLoosely<UpstreamResource>(conn, looseLists.resources, sdk.types.ResourceSchema),
+              listLoosely<UpstreamTemplate>(conn, looseLists.templates, sdk.types.ResourceTemplateSchema),
+              (resources, templates) => ({
+                resources: resources.items,
+                templates: templates.items,
+                resourceProblems: [...resources.problems, ...templates.problems]
+              }),
               { concurrent: true }
             )
     }
@@ -604,7 +847,9 @@ const host = Effect.fnUntraced(function* (
       const transport = new sdk.StdioClientTransport({
         command: spec.command,
         args: [...(spec.args ?? [])],
-        env: { ...env, ...spec.env },
+        // The server's own variables (MCP_RUNTIME_UPSTREAM_DEPTH) win over the entry's: the guard against a server
+        // that is its own upstream cannot be reset from the configuration.
+        env: { ...spec.env, ...env },
         ...(spec.cwd === undefined ? {} : { cwd: spec.cwd }),
         // stdout is our protocol wire: the upstream's stderr goes to our log, never to stdout.
         stderr: "pipe"
@@ -627,6 +872,12 @@ const host = Effect.fnUntraced(function* (
   // Connects (the client is closed, and a stdio upstream's process ended, when the scope closes).
   const connect = Effect.gen(function* () {
     const lost = yield* Deferred.make<string>()
+    let lostBecause: string | undefined
+    const lose = (why: string) => {
+      if (lostBecause !== undefined) return
+      lostBecause = why
+      Deferred.doneUnsafe(lost, Effect.succeed(why))
+    }
     const changed = yield* Queue.unbounded<ListChange>()
     let lastStderr: string | undefined
     const { pid, transport } = yield* Effect.try({
@@ -645,7 +896,7 @@ const host = Effect.fnUntraced(function* (
     client.onclose = () => {
       const why = "command" in spec && spec.command !== undefined ? "its process exited" : "the connection was closed"
       const detail = lastStderr ?? lastError
-      Deferred.doneUnsafe(lost, Effect.succeed(detail === undefined ? why : `${why}: ${detail}`))
+      lose(detail === undefined ? why : `${why}: ${detail}`)
     }
     for (const [schema, kind] of [
       [sdk.types.ToolListChangedNotificationSchema, "tools"],
@@ -688,6 +939,8 @@ const host = Effect.fnUntraced(function* (
       client,
       capabilities: client.getServerCapabilities() ?? {},
       lost,
+      lose,
+      lostBecause: () => lostBecause,
       changed,
       pid: pid() ?? undefined,
       server: version === undefined ? undefined : { name: version.name, version: version.version }
@@ -705,7 +958,7 @@ const host = Effect.fnUntraced(function* (
       }).pipe(
         Effect.catch((why: string) =>
           Effect.logWarning(`upstream ${id}: listing what changed failed: ${why}`).pipe(
-            Effect.andThen(Effect.sync(() => Deferred.doneUnsafe(conn.lost, Effect.succeed(why))))
+            Effect.andThen(Effect.sync(() => conn.lose(why)))
           )
         )
       )
@@ -780,7 +1033,7 @@ const host = Effect.fnUntraced(function* (
     }
   }).pipe(annotate)
 
-  yield* Effect.forkScoped(supervise)
+  yield* Effect.forkIn(supervise, supervisors)
 
   // The first attempt's outcome, within the startup timeout.
   const first = yield* Deferred.await(initial).pipe(Effect.timeoutOption(Duration.millis(startupTimeoutMs)))
@@ -797,9 +1050,8 @@ const host = Effect.fnUntraced(function* (
     )
   }
   lists = start.lists
-  const contents = toContents(id, start.lists, forwardFor(start.capabilities))
+  const contents = toContents(id, start.lists, forwardFor(start.capabilities), compileOutput())
   published = JSON.stringify([start.lists, start.capabilities.completions !== undefined])
-  yield* report(contents.problems)
   // 0 switches a limit off.
   const limit = (ms: number) => (ms === 0 ? Infinity : ms)
   const info: CapabilityInfo = {
@@ -813,7 +1065,13 @@ const host = Effect.fnUntraced(function* (
     ...(spec.maxConcurrent === undefined ? {} : { maxConcurrent: limit(spec.maxConcurrent) }),
     ...(spec.maxResultBytes === undefined ? {} : { maxResultBytes: limit(spec.maxResultBytes) })
   }
-  yield* kernel.registerCapability(info, contents.tools, context, contents.prompts, contents.resources)
+  // Registered empty, then filled as after startup: an entry the kernel refuses is a problem of the upstream, except
+  // a collision with another capability, which stops the start (as for any capability).
+  yield* kernel.registerCapability(info, [], context)
+  const refused = yield* kernel.replaceCapability(id, contents, context).pipe(Effect.orDie)
+  const collision = refused.find((error) => collisions.has(error._tag))
+  if (collision !== undefined) return yield* Effect.fail(collision)
+  yield* report([...contents.problems, ...refused.map((error) => error.message)])
   yield* Deferred.succeed(registered, undefined)
 
   return (): UpstreamStatus => {

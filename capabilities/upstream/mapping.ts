@@ -4,8 +4,14 @@
  * annotations, under a name the kernel accepts (characters outside
  * `[A-Za-z0-9_.-]` become `_`), with a handler that forwards to the upstream
  * through a {@link Forward}. Entries that cannot be published (a name too
- * long, a schema that is not an object, a tool that needs tasks) are left out
- * and named in `problems`.
+ * long, a schema that is not an object, an `outputSchema` that does not
+ * compile, a tool that needs tasks) are left out and named in `problems`,
+ * with the entries the listing itself rejected (not valid MCP definitions).
+ *
+ * An upstream tool is confirmed here unless it is annotated read-only or
+ * `destructiveHint: false`: the MCP default of `destructiveHint` is `true`
+ * for a tool that is not read-only, so a tool without annotations is taken as
+ * destructive.
  *
  * @internal
  */
@@ -26,16 +32,45 @@ import * as Tool from "../../src/Tool.ts"
 import { parse, TemplateError } from "../../src/internal/uriTemplate.ts"
 import type { UpstreamError } from "./errors.ts"
 
-/** What an upstream listed, as it listed it. */
+/**
+ * What an upstream listed, as it listed it: the entries that are valid MCP
+ * definitions, and why the others are not (one line each, per list).
+ */
 export interface Lists {
   readonly tools: ReadonlyArray<UpstreamTool>
   readonly prompts: ReadonlyArray<UpstreamPrompt>
   readonly resources: ReadonlyArray<UpstreamResource>
   readonly templates: ReadonlyArray<UpstreamTemplate>
+  readonly toolProblems: ReadonlyArray<string>
+  readonly promptProblems: ReadonlyArray<string>
+  /** Of the resources and the templates (listed together). */
+  readonly resourceProblems: ReadonlyArray<string>
 }
 
 /** Nothing listed (an upstream not connected yet). */
-export const emptyLists: Lists = { tools: [], prompts: [], resources: [], templates: [] }
+export const emptyLists: Lists = {
+  tools: [],
+  prompts: [],
+  resources: [],
+  templates: [],
+  toolProblems: [],
+  promptProblems: [],
+  resourceProblems: []
+}
+
+/** Checks a structured result against a tool's `outputSchema`: undefined when it conforms, else why not. */
+export type OutputCheck = (value: unknown) => string | undefined
+
+/** Compiles a tool's `outputSchema`; throws when it cannot. */
+export type CompileOutput = (schema: Record<string, unknown>) => OutputCheck
+
+/** What the forwarding of a call needs to know of the tool. */
+export interface ToolCall {
+  /** The check of its `outputSchema`, compiled when it was listed (not by the SDK client). */
+  readonly output: OutputCheck | undefined
+  /** Annotated read-only or idempotent: a call cut off by a lost connection can be retried as it is. */
+  readonly retrySafe: boolean
+}
 
 /** A reference for `completion/complete`: a prompt's name or a template's URI template. */
 export type CompletionRef =
@@ -48,7 +83,11 @@ export type CompletionRef =
 /** How the handlers reach the upstream (whatever connection is current when they run). */
 export interface Forward {
   /** Calls a tool by its upstream name; every outcome is a result (an error result when it did not run). */
-  readonly callTool: (name: string, args: Record<string, unknown>) => Effect.Effect<CallToolResult, never, Progress>
+  readonly callTool: (
+    name: string,
+    args: Record<string, unknown>,
+    tool: ToolCall
+  ) => Effect.Effect<CallToolResult, never, Progress>
   readonly getPrompt: (
     name: string,
     args: Record<string, string>
@@ -131,12 +170,18 @@ const uniqueName = (wanted: string, taken: Set<string>): string => {
 
 const schemePattern = /^[A-Za-z][A-Za-z0-9+.-]*:/
 
+// The MCP defaults: `destructiveHint` is true unless the tool says otherwise or is read-only.
+const isDestructive = (annotations: ToolAnnotations | undefined): boolean =>
+  annotations?.readOnlyHint !== true && annotations?.destructiveHint !== false
+
 /**
  * The kernel's tools, prompts and resources for what an upstream listed,
- * forwarding to it through `forward`; `id` names the upstream in problems.
+ * forwarding to it through `forward`; `id` names the upstream in problems;
+ * `compileOutput` compiles the tools' `outputSchema`s (a tool whose schema
+ * does not compile is a problem).
  */
-export const toContents = (id: string, lists: Lists, forward: Forward): Contents => {
-  const problems: Array<string> = []
+export const toContents = (id: string, lists: Lists, forward: Forward, compileOutput: CompileOutput): Contents => {
+  const problems: Array<string> = [...lists.toolProblems, ...lists.promptProblems, ...lists.resourceProblems]
 
   const tools: Array<Tool.Handled<Progress>> = []
   const toolNames = new Set<string>()
@@ -160,20 +205,42 @@ export const toContents = (id: string, lists: Lists, forward: Forward): Contents
       )
       continue
     }
+    let output: OutputCheck | undefined
+    if (upstream.outputSchema !== undefined) {
+      if (!isObjectSchema(upstream.outputSchema)) {
+        problems.push(`tool ${JSON.stringify(upstream.name)}: its outputSchema does not describe an object`)
+        continue
+      }
+      try {
+        output = compileOutput(upstream.outputSchema as Record<string, unknown>)
+      } catch (error) {
+        problems.push(
+          `tool ${JSON.stringify(upstream.name)}: its outputSchema cannot be compiled (${
+            error instanceof Error ? error.message : String(error)
+          })`
+        )
+        continue
+      }
+    }
     toolNames.add(name)
     const annotations = toolAnnotations(upstream.annotations)
+    const destructive = isDestructive(annotations)
     const upstreamName = upstream.name
+    const call: ToolCall = {
+      output,
+      retrySafe: annotations?.readOnlyHint === true || annotations?.idempotentHint === true
+    }
     tools.push(
       Tool.make(name, {
         description: upstream.description ?? "",
         title: upstream.title,
         input: AnyArguments,
-        inputJsonSchema: inputSchemaOf(upstream, annotations?.destructiveHint === true),
-        outputJsonSchema: isObjectSchema(upstream.outputSchema)
-          ? (upstream.outputSchema as unknown as JsonSchemaObject)
-          : undefined,
-        annotations
-      }).pipe(Tool.handle((args) => forward.callTool(upstreamName, args as Record<string, unknown>)))
+        inputJsonSchema: inputSchemaOf(upstream, destructive),
+        outputJsonSchema: upstream.outputSchema as unknown as JsonSchemaObject | undefined,
+        annotations,
+        // Confirmed here as the MCP defaults say (annotated destructive, or not annotated at all).
+        confirm: destructive ? true : undefined
+      }).pipe(Tool.handle((args) => forward.callTool(upstreamName, args as Record<string, unknown>, call)))
     )
   }
 

@@ -169,3 +169,101 @@ export type UpstreamSettings = typeof UpstreamSettingsSchema.Type
  * @since 0.3.0
  */
 export const UpstreamsSchema = Schema.Record(Schema.String, UpstreamSettingsSchema)
+
+// Names of flags and variables that usually carry a secret.
+const secretName =
+  /token|secret|passw(?:or)?d|passphrase|pwd|credential|bearer|cookie|auth(?!or)|apikey|(?:^|[-_])key(?:$|[-_])/i
+
+const redacted = "***"
+
+/**
+ * A URL fit for logs, `doctor` and status: its user information and the
+ * values of its query (and its fragment) replaced by `***`, which is where
+ * a URL usually carries a secret.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import { redactUrl } from "./capabilities/upstream/settings.ts"
+ *
+ * redactUrl("https://me:pw@docs.example.com/mcp?key=abc&v=2")
+ * // => "https://***@docs.example.com/mcp?key=***&v=***"
+ * ```
+ *
+ * @category formatting
+ * @since 0.3.0
+ */
+export const redactUrl = (url: string): string => {
+  let parsed: URL
+  try {
+    parsed = new URL(url)
+  } catch {
+    return url.replace(/[?#].*$/s, `?${redacted}`)
+  }
+  const userinfo = parsed.username !== "" || parsed.password !== "" ? `${redacted}@` : ""
+  const keys = [...new Set(parsed.searchParams.keys())]
+  const query = parsed.search === "" ? "" : `?${keys.map((key) => `${encodeURIComponent(key)}=${redacted}`).join("&")}`
+  const fragment = parsed.hash === "" ? "" : `#${redacted}`
+  return `${parsed.protocol}//${userinfo}${parsed.host}${parsed.pathname}${query}${fragment}`
+}
+
+/**
+ * A stdio upstream's arguments fit for logs, `doctor` and status: the value
+ * of a flag whose name says it is a secret (`--token x`, `--api-key=x`,
+ * `--password x`…) and of a `NAME=value` whose name does (`API_KEY=x`)
+ * become `***`, and URLs are redacted as {@link redactUrl} does.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import { redactArgs } from "./capabilities/upstream/settings.ts"
+ *
+ * redactArgs(["server.js", "--token", "abc", "--api-key=def", "--port", "3000"])
+ * // => ["server.js", "--token", "***", "--api-key=***", "--port", "3000"]
+ * ```
+ *
+ * @category formatting
+ * @since 0.3.0
+ */
+export const redactArgs = (args: ReadonlyArray<string>): Array<string> => {
+  const out: Array<string> = []
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!
+    const assigned = /^(-{0,2}[A-Za-z_][A-Za-z0-9_.-]*)=/.exec(arg)
+    if (assigned !== null && secretName.test(assigned[1]!)) {
+      out.push(`${assigned[1]}=${redacted}`)
+    } else if (/^[a-z][a-z0-9+.-]*:\/\//i.test(arg)) {
+      out.push(redactUrl(arg))
+    } else {
+      out.push(arg)
+      // A flag named like a secret: its value is the next argument.
+      if (/^--?[A-Za-z]/.test(arg) && secretName.test(arg) && i + 1 < args.length) {
+        out.push(redacted)
+        i++
+      }
+    }
+  }
+  return out
+}
+
+/**
+ * Where an upstream of the configuration file is reached, with its secrets
+ * redacted ({@link redactArgs}, {@link redactUrl}): `stdio <command>
+ * <args…>` or `http <url>`. Its `env` and `headers` are never shown.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import { describeUpstream } from "./capabilities/upstream/settings.ts"
+ *
+ * describeUpstream({ command: "node", args: ["server.js", "--token", "abc"] }) // => "stdio node server.js --token ***"
+ * describeUpstream({ url: "https://docs.example.com/mcp?key=abc" }) // => "http https://docs.example.com/mcp?key=***"
+ * ```
+ *
+ * @category formatting
+ * @since 0.3.0
+ */
+export const describeUpstream = (spec: Pick<UpstreamSettings, "command" | "args" | "url">): string =>
+  spec.command !== undefined
+    ? `stdio ${[spec.command, ...redactArgs(spec.args ?? [])].join(" ")}`
+    : `http ${redactUrl(spec.url ?? "")}`

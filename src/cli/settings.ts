@@ -16,7 +16,7 @@ import type { CodeSettingsShape } from "../../capabilities/code/settings.ts"
 import type { ExecSettingsShape } from "../../capabilities/exec/settings.ts"
 import type { FeSettingsShape } from "../../capabilities/fe/settings.ts"
 import type { SkillsSettingsShape } from "../../capabilities/skills/settings.ts"
-import type { UpstreamSettings } from "../../capabilities/upstream/settings.ts"
+import { describeUpstream, type UpstreamSettings } from "../../capabilities/upstream/settings.ts"
 import { bundled, type BundledId, defaults } from "../../capabilities/index.ts"
 import type * as FileAuditLog from "../../layers/FileAuditLog.ts"
 import type * as NodeWorkspace from "../../layers/NodeWorkspace.ts"
@@ -266,7 +266,9 @@ const interpreters = new Set([
 /**
  * What a configuration file does that weakens the safety controls: pre-approved destructive tools, the audit
  * log switched off, environment passed to commands, shells and interpreters allowed, the default deny list
- * replaced. Said at start-up when such a file comes from the workspace.
+ * replaced, upstream servers (their commands and URLs with secrets redacted, and the variables `${NAME}` sends
+ * them). Said at start-up when such a file comes from the workspace (whose `upstreams` are refused unless
+ * {@link allowWorkspaceUpstreamsVariable} is set).
  *
  * **Example**
  *
@@ -302,14 +304,22 @@ export const loosenings = (config: Config): ReadonlyArray<string> => {
   }
   const upstreams = Object.entries(config.upstreams ?? {})
   if (upstreams.length > 0) {
+    const variables = [
+      ...new Set(
+        upstreams.flatMap(([, upstream]) =>
+          [...Object.values(upstream.env ?? {}), ...Object.values(upstream.headers ?? {})].flatMap((value) =>
+            [...value.matchAll(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g)].map((match) => match[1]!)
+          )
+        )
+      )
+    ]
     found.push(
       `connects to upstream MCP servers (${upstreams
-        .map(([id, upstream]) =>
-          upstream.command !== undefined
-            ? `${id}: runs ${[upstream.command, ...(upstream.args ?? [])].join(" ")}`
-            : `${id}: ${upstream.url}`
-        )
-        .join("; ")}) and publishes their tools`
+        .map(([id, upstream]) => `${id}: ${describeUpstream(upstream).replace(/^stdio /, "runs ")}`)
+        .join("; ")}) and publishes their tools` +
+        (variables.length === 0
+          ? ""
+          : `, sending them the server's environment variables ${variables.join(", ")} (\${NAME} in their env or headers)`)
     )
   }
   return found
@@ -462,6 +472,27 @@ export const upstreamDepthVariable = "MCP_RUNTIME_UPSTREAM_DEPTH"
  */
 export const maxUpstreamDepth = 4
 
+/**
+ * The variable that lets a configuration file found in the root (not named
+ * by `--config` or `MCP_RUNTIME_CONFIG`) configure `upstreams`: set to `1`.
+ * Without it such a file's upstreams stop the start (a usage error), since
+ * they run commands when the server starts and `${NAME}` in their `env` or
+ * `headers` sends the server's variables to them — whoever controls the
+ * workspace may have written the file.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import { allowWorkspaceUpstreamsVariable } from "./src/cli/settings.ts"
+ *
+ * allowWorkspaceUpstreamsVariable // => "MCP_RUNTIME_ALLOW_WORKSPACE_UPSTREAMS"
+ * ```
+ *
+ * @category environment
+ * @since 0.3.0
+ */
+export const allowWorkspaceUpstreamsVariable = "MCP_RUNTIME_ALLOW_WORKSPACE_UPSTREAMS"
+
 const integerKeys = [
   "port",
   "maxMessageBytes",
@@ -551,8 +582,20 @@ const resolveUpstreams = Effect.fnUntraced(function* (
   config: Config,
   root: string,
   env: Readonly<Record<string, string | undefined>>,
-  file: string
+  file: string,
+  fromRoot: boolean
 ): Effect.fn.Return<Readonly<Record<string, UpstreamSettings>>, UsageError> {
+  const ids = Object.keys(config.upstreams ?? {})
+  // A file from the workspace may not start programs, nor send the server's variables anywhere, on its own say-so.
+  if (fromRoot && ids.length > 0 && env[allowWorkspaceUpstreamsVariable]?.trim() !== "1") {
+    return yield* new UsageError({
+      message:
+        `${file}: $.upstreams (${ids.join(", ")}): this file was found in the root, so whoever controls the ` +
+        `workspace may have written it, and its upstreams would run commands or connect to URLs when the server ` +
+        `starts (\${NAME} in their env or headers sending them the server's environment variables): pass the file ` +
+        `with --config (or MCP_RUNTIME_CONFIG), or set ${allowWorkspaceUpstreamsVariable}=1 to allow its upstreams`
+    })
+  }
   const depth = upstreamDepthOf(env)
   if (depth >= maxUpstreamDepth && Object.keys(config.upstreams ?? {}).length > 0) {
     return yield* new UsageError({
@@ -802,7 +845,7 @@ export const resolve = Effect.fnUntraced(function* (input: {
       settings: config.code === undefined ? undefined : limitsOf(config.code),
       storePath: codeStorePath
     },
-    upstreams: yield* resolveUpstreams(config, root, input.env, file),
+    upstreams: yield* resolveUpstreams(config, root, input.env, file, input.configFromRoot === true),
     upstreamDepth: upstreamDepthOf(input.env),
     http: {
       port: flag(flags.port, http.port),
