@@ -5,7 +5,7 @@
  * `docs/adr/0006-code-sandbox.md` for why this and not `node:vm`,
  * `isolated-vm` or worker threads.
  *
- * The layer compiles the WebAssembly module once. Every run then gets a fresh
+ * The layer compiles the WebAssembly module once, at the first run. Every run gets a fresh
  * instance of it (about 1 ms to create) with its own linear memory, a fresh
  * QuickJS runtime and context in it, and disposes them when it ends. A fresh
  * instance per run, rather than one shared instance, for three reasons:
@@ -24,7 +24,7 @@
  * QuickJS polls its interrupt handler every 10,000 function calls or backward
  * jumps, which lets a loop of expensive built-in calls (`"x".repeat(1e6)`)
  * run for tens of seconds between polls. The layer finds the JSContext's
- * interrupt counter once, when it is built (and checks it behaves as one), and
+ * interrupt counter once, at the first run (and checks it behaves as one), and
  * each run keeps it at 100 or fewer, down to 1 while ticks are slow, so the
  * CPU limit is checked at least every millisecond or so of execution.
  *
@@ -920,8 +920,9 @@ const checkLimits = (limits: Limits): Limits => {
 }
 
 /**
- * Builds the service: compiles the QuickJS WebAssembly module (about 2 ms)
- * and returns a `run` that instantiates it afresh for every run.
+ * Builds the service: a `run` that instantiates the QuickJS WebAssembly
+ * module afresh for every run. The module is compiled, and the layer's two
+ * checks made, at the first run (tens of ms, once).
  *
  * **Example**
  *
@@ -938,15 +939,21 @@ const checkLimits = (limits: Limits): Limits => {
  * @since 0.3.0
  */
 export const make: Effect.Effect<Sandbox["Service"]> = Effect.gen(function* () {
-  const wasmModule = yield* Effect.promise(async () => {
-    const path = createRequire(import.meta.url).resolve("@jitl/quickjs-wasmfile-release-sync/wasm")
-    return wasm.compile(await readFile(path))
-  })
-  // Checked once, on throwaway instances: the interrupt counter's place, and that the memory cap holds.
-  const counterOffset = findInterruptCounter(yield* Effect.promise(() => instantiate(wasmModule, 64 * 1024 * 1024)))
-  checkMemoryCap(yield* Effect.promise(() => instantiate(wasmModule, 8 * 1024 * 1024)))
+  // Compiled and checked at the first run, once (tens of ms): a server that never runs code never pays for it, and
+  // its start is not delayed. A check that fails fails every run, with the reason, rather than run without a limit.
+  const prepared = yield* Effect.cached(
+    Effect.promise(async () => {
+      const path = createRequire(import.meta.url).resolve("@jitl/quickjs-wasmfile-release-sync/wasm")
+      const wasmModule = await wasm.compile(await readFile(path))
+      // Checked on throwaway instances: the interrupt counter's place, and that the memory cap holds.
+      const counterOffset = findInterruptCounter(await instantiate(wasmModule, 64 * 1024 * 1024))
+      checkMemoryCap(await instantiate(wasmModule, 8 * 1024 * 1024))
+      return { wasmModule, counterOffset }
+    })
+  )
 
   const run = Effect.fn("Sandbox.run")(function* (request: RunRequest) {
+    const { counterOffset, wasmModule } = yield* prepared
     const limits = checkLimits({ ...defaultLimits, ...request.limits })
     const instance = yield* Effect.promise(() => instantiate(wasmModule, limits.memoryBytes))
     const queue = yield* Queue.unbounded<Completion>()
@@ -1016,8 +1023,8 @@ export const make: Effect.Effect<Sandbox["Service"]> = Effect.gen(function* () {
 })
 
 /**
- * The `Sandbox` layer: compiles the WebAssembly module once, when the layer
- * is built.
+ * The `Sandbox` layer: compiles the WebAssembly module once, at the first
+ * run (so a server that never runs code never pays for it).
  *
  * **Example**
  *
