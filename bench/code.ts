@@ -12,7 +12,8 @@
  * 4. the cost an upstream hop adds to a call: `inner_system_echo` (our
  *    binary mounted as an upstream of our binary) less the local
  *    `system_echo` of the same server, 1,000 sequential calls each, against
- *    the local calls (target: under 1.5× a local call).
+ *    the local calls (target: under 1.5× a local call). The mounted server
+ *    runs without an audit log of its own (the outer one audits the call).
  *
  * Ratios, not absolute times, are the figures: both sides run on this
  * machine in the same run, interleaved.
@@ -191,7 +192,12 @@ writeFileSync(
   config,
   JSON.stringify({
     upstreams: {
-      inner: { command: process.execPath, args: [binary, "serve", "--root", work, "--capabilities", "system"] }
+      // The outer server audits every call; the mounted one keeps no audit log of its own, as a third-party server
+      // would not (with its own audit log on, the hop also pays a second audit write per call).
+      inner: {
+        command: process.execPath,
+        args: [binary, "serve", "--root", work, "--capabilities", "system", "--audit-log", "off"]
+      }
     }
   })
 )
