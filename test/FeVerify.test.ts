@@ -92,8 +92,10 @@ const awaitPid = (file: string, members: number) =>
   Effect.gen(function* () {
     for (let i = 0; i < 1000; i++) {
       if (existsSync(file)) {
-        const pid = Number(readFileSync(file, "utf8"))
-        if (liveMembers(pid).length >= members) return pid
+        // The file may be there before its content: an empty one would read as 0, the group of the kernel's threads.
+        const text = readFileSync(file, "utf8").trim()
+        const pid = /^\d+$/.test(text) ? Number(text) : 0
+        if (pid > 0 && liveMembers(pid).length >= members) return pid
       }
       yield* wallSleep(10)
     }
