@@ -6,6 +6,7 @@
  * dynamic tools, called from code and directly, shown, listed and deleted.
  */
 import { assert, describe, it } from "@effect/vitest"
+import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
@@ -38,7 +39,7 @@ import * as Tool from "../src/Tool.ts"
 const quiet = ServerConfig.layer({ shutdownGraceMs: 0 })
 
 /** Tools for the code to call: one that fails, a destructive one, a slow one that notes its interruption. */
-const toolsFor = (interrupted: { count: number }) =>
+const toolsFor = (interrupted: { count: number; readonly started?: Deferred.Deferred<void> }) =>
   Capability.make(
     { id: "t", description: "test tools", version: "1" },
     Effect.succeed({
@@ -59,9 +60,13 @@ const toolsFor = (interrupted: { count: number }) =>
         }).pipe(Tool.handle(() => Effect.succeed("removed"))),
         Tool.make("slow", { description: "Sleeps for a minute." }).pipe(
           Tool.handle(() =>
-            Effect.as(Effect.sleep("1 minute"), "done").pipe(
-              Effect.onInterrupt(() => Effect.sync(() => void (interrupted.count += 1)))
-            )
+            Effect.as(
+              Effect.andThen(
+                interrupted.started === undefined ? Effect.void : Deferred.succeed(interrupted.started, undefined),
+                Effect.sleep("1 minute")
+              ),
+              "done"
+            ).pipe(Effect.onInterrupt(() => Effect.sync(() => void (interrupted.count += 1))))
           )
         )
       ]
@@ -236,10 +241,11 @@ describe("code_run", () => {
 
   it.effect("a timeout of code_run interrupts the sandbox and the tool call in flight", () =>
     Effect.gen(function* () {
-      const interrupted = { count: 0 }
+      const interrupted = { count: 0, started: yield* Deferred.make<void>() }
       const client = yield* serverWith(interrupted)
       const fiber = yield* Effect.forkChild(client.callTool("code_run", { code: `await mcp.t.slow({})` }))
-      yield* Effect.repeat(Effect.yieldNow, { times: 50 })
+      // The first run compiles QuickJS (real I/O): the clock moves once the call is in flight.
+      yield* Deferred.await(interrupted.started)
       yield* TestClock.adjust("40 seconds")
       const result = yield* Fiber.join(fiber)
       assert.strictEqual(TestClient.errorCode(result), "timeout")
@@ -707,9 +713,11 @@ describe("one budget per run, learned capabilities included", () => {
       const fiber = yield* Effect.forkChild(
         client.runCode(`return (await Promise.all(Array.from({ length: 12 }, () => mcp.wait.one({})))).length`)
       )
-      for (let i = 0; i < 6; i++) {
+      // The first run compiles QuickJS (real I/O, not the test clock's): the clock moves until the run is done.
+      for (let i = 0; i < 1000 && fiber.pollUnsafe() === undefined; i++) {
         yield* Effect.repeat(Effect.yieldNow, { times: 100 })
         yield* TestClock.adjust("1 second")
+        if (i % 10 === 9) yield* wallSleep(5)
       }
       const result = yield* Fiber.join(fiber)
       assert.strictEqual(result.value, 12)
