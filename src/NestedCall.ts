@@ -29,8 +29,9 @@ import * as Option from "effect/Option"
 import * as Tracer from "effect/Tracer"
 import { Client, ClientRequestFailed } from "./Client.ts"
 import { Executor } from "./Executor.ts"
+import { failureResult } from "./internal/compileTool.ts"
 import { extensionId as tasksExtension } from "./internal/tasks.ts"
-import { type CallToolResult, type ClientCapabilities, errorMetaKey } from "./McpSchema.ts"
+import type { CallToolResult, ClientCapabilities } from "./McpSchema.ts"
 import { toolsCall } from "./methods/toolsCall.ts"
 import * as Progress from "./Progress.ts"
 import * as ProtocolVersion from "./ProtocolVersion.ts"
@@ -66,12 +67,6 @@ export interface Outcome {
   readonly correlationId: string
   readonly durationMs: number
 }
-
-const errorResult = (text: string, code: string, suggestion: string): CallToolResult => ({
-  content: [{ type: "text", text: `${text}\nSuggestion: ${suggestion}` }],
-  isError: true,
-  _meta: { [errorMetaKey]: { code, suggestion } }
-})
 
 // The client's capabilities without the tasks extension: a nested call is answered, never turned into a task.
 const withoutTasks = (capabilities: ClientCapabilities): ClientCapabilities => {
@@ -203,8 +198,16 @@ export const call = (
           record.outcome = error._tag === "InvalidParams" ? "unknown_tool" : "missing_client_capability"
           result =
             error._tag === "InvalidParams"
-              ? errorResult(error.message, "unknown_tool", "Use one of the tools the server lists.")
-              : errorResult(error.message, "missing_client_capability", `Call ${tool} directly with tools/call.`)
+              ? failureResult({
+                  message: error.message,
+                  code: "unknown_tool",
+                  suggestion: "Use one of the tools the server lists."
+                })
+              : failureResult({
+                  message: error.message,
+                  code: "missing_client_capability",
+                  suggestion: `Call ${tool} directly with tools/call.`
+                })
         }
         const outcome = record.outcome ?? "ok"
         const done = Effect.succeed({

@@ -12,6 +12,7 @@ import * as Effect from "effect/Effect"
 import * as Semaphore from "effect/Semaphore"
 import * as Tracer from "effect/Tracer"
 import { analyze, type Problem, type Reference } from "../../src/internal/codeAnalysis.ts"
+import { editDistance } from "../../src/internal/editDistance.ts"
 import type { Kernel } from "../../src/Kernel.ts"
 import { type CallToolResult, errorMetaKey } from "../../src/McpSchema.ts"
 import * as NestedCall from "../../src/NestedCall.ts"
@@ -98,25 +99,11 @@ export const callable = (registry: Registry): ReadonlyArray<Target> => {
   return targets
 }
 
-const distance = (a: string, b: string): number => {
-  const row = Array.from({ length: b.length + 1 }, (_, i) => i)
-  for (let i = 1; i <= a.length; i++) {
-    let previous = row[0]!
-    row[0] = i
-    for (let j = 1; j <= b.length; j++) {
-      const saved = row[j]!
-      row[j] = Math.min(row[j]! + 1, row[j - 1]! + 1, previous + (a[i - 1] === b[j - 1] ? 0 : 1))
-      previous = saved
-    }
-  }
-  return row[b.length]!
-}
-
 /** The three callable names nearest to `namespace.name`, written as code calls them. */
 export const nearest = (targets: ReadonlyArray<Target>, namespace: string, name: string): ReadonlyArray<string> => {
   const wanted = `${namespace}.${name}`.toLowerCase()
   return targets
-    .map((target) => ({ target, score: distance(wanted, `${target.namespace}.${target.name}`.toLowerCase()) }))
+    .map((target) => ({ target, score: editDistance(wanted, `${target.namespace}.${target.name}`.toLowerCase()) }))
     .sort((a, b) => a.score - b.score)
     .slice(0, 3)
     .map(({ target }) => `mcp.${target.namespace}.${accessor(target.name)}`)

@@ -63,7 +63,7 @@ export const CodeCapability = Capability.make(
       PubSub.publishUnsafe(kernel.updates, typesUri)
     }
     const registry: Engine.Registry = { kernel, learned: () => learned }
-    const base = { kernel, sandbox, store, settings, registry }
+    const base = { kernel, sandbox, store, settings, registry, version: () => version }
     const register = (entry: Learned) => kernel.registerDynamic(learnedToolOf(base, entry))
     const publish = (entry: Learned): Effect.Effect<string, Tool.ToolError> =>
       Effect.gen(function* () {
@@ -100,7 +100,7 @@ export const CodeCapability = Capability.make(
         changed()
         return kernel.unregisterDynamic(Engine.learnedTool(name))
       })
-    const code: Code = { ...base, publish, withdraw, version: () => version }
+    const code: Code = { ...base, publish, withdraw }
 
     // The learned capabilities of the store, published now; one that cannot be is logged and skipped.
     const saved = yield* store.list.pipe(

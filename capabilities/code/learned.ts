@@ -101,8 +101,23 @@ export const inputCodec = (inputSchema: {
 }
 
 /** The tool a learned capability is published as (its bare name `<namespace>_<action>`). */
-export const learnedToolOf = (code: Omit<Code, "publish" | "withdraw" | "version">, learned: Learned) => {
+export const learnedToolOf = (code: Omit<Code, "publish" | "withdraw">, learned: Learned) => {
   const match = namePattern.exec(learned.name)!
+  // Checked again only when the tools code can call changed (what it calls may be gone): not parsed at every call.
+  let checkedAt: { readonly version: number; readonly checked: Engine.Checked } | undefined
+  const check = (): Engine.Checked => {
+    const version = code.version()
+    if (checkedAt === undefined || checkedAt.version !== version) {
+      checkedAt = {
+        version,
+        checked: Engine.check(learned.code, learned.language, code.registry, {
+          allowLearned: false,
+          maxCodeBytes: Number.POSITIVE_INFINITY
+        })
+      }
+    }
+    return checkedAt.checked
+  }
   const codec = inputCodec(learned.inputSchema)
   const input = codec._tag === "Ok" ? codec.schema : Schema.Record(Schema.String, Schema.Unknown)
   // Its code calls a tool that needs the user's confirmation: so does it (the code may pass `confirm: true` to
@@ -117,10 +132,7 @@ export const learnedToolOf = (code: Omit<Code, "publish" | "withdraw" | "version
   }).pipe(
     Tool.handle((args) =>
       Effect.gen(function* () {
-        const checked = Engine.check(learned.code, learned.language, code.registry, {
-          allowLearned: false,
-          maxCodeBytes: Number.POSITIVE_INFINITY
-        })
+        const checked = check()
         if (checked._tag === "Refused") {
           return yield* new Tool.ToolError({
             message: `The learned capability ${learned.name} can no longer run: ${checked.message}`,

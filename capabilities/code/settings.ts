@@ -7,9 +7,11 @@
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
+import { defaultLimits, type Limits } from "../../src/Sandbox.ts"
 
 /**
- * The code capability's settings.
+ * The code capability's settings: the sandbox's limits for each run
+ * (`Sandbox.Limits`), and its own.
  *
  * **Example**
  *
@@ -22,19 +24,7 @@ import * as Schema from "effect/Schema"
  * @category models
  * @since 0.3.0
  */
-export interface CodeSettingsShape {
-  /** The memory one run's isolate may use, in bytes. */
-  readonly memoryBytes: number
-  /** The stack one run's isolate may use, in bytes (deep recursion stops there). */
-  readonly stackBytes: number
-  /** The CPU time a run may spend executing its own code, in ms (time spent waiting for tools is not counted). */
-  readonly cpuMs: number
-  /** The most `mcp.*` calls one run may make. */
-  readonly maxCalls: number
-  /** The console output kept per run, in bytes; the rest is dropped and the result says so. */
-  readonly maxConsoleBytes: number
-  /** The largest value a run may return, serialized, in bytes. */
-  readonly maxResultBytes: number
+export interface CodeSettingsShape extends Limits {
   /** The largest source `code_run` and `code_save` accept, in bytes. */
   readonly maxCodeBytes: number
   /** The most learned capabilities the store keeps. */
@@ -42,10 +32,10 @@ export interface CodeSettingsShape {
 }
 
 /**
- * The defaults: 64 MiB of memory, 256 KiB of stack (the sandbox's: beyond it, deep
- * recursion can reach the host's own stack first), 5 s of CPU time, 1,000
- * calls, 64 KiB of console output, a 1 MiB result, 100 KiB of source, 500
- * learned capabilities.
+ * The defaults: the sandbox's limits for each run (`Sandbox.defaultLimits`:
+ * 64 MiB of memory, 256 KiB of stack, 5 s of CPU time, 1,000 calls, 64 KiB
+ * of console output, a 1 MiB result), 100 KiB of source, 500 learned
+ * capabilities.
  *
  * **Example**
  *
@@ -59,12 +49,7 @@ export interface CodeSettingsShape {
  * @since 0.3.0
  */
 export const defaultCodeSettings: CodeSettingsShape = {
-  memoryBytes: 64 * 1024 * 1024,
-  stackBytes: 256 * 1024,
-  cpuMs: 5000,
-  maxCalls: 1000,
-  maxConsoleBytes: 64 * 1024,
-  maxResultBytes: 1024 * 1024,
+  ...defaultLimits,
   maxCodeBytes: 100 * 1024,
   maxLearned: 500
 }
