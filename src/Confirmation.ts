@@ -253,3 +253,127 @@ const ask = (
     )
   )
 }
+
+/**
+ * Whether configuration pre-approves a tool (its public name matches one of
+ * the `preApproved` globs): such a tool runs without confirmation.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import * as Effect from "effect/Effect"
+ * import * as Confirmation from "effect-mcp-runtime/Confirmation"
+ *
+ * const trusted = Confirmation.isPreApproved("exec_run").pipe(
+ *   Effect.provideService(Confirmation.Confirmation, { preApproved: ["exec_*"] })
+ * )
+ * // Effect<boolean>: true
+ * ```
+ *
+ * @category gate
+ * @since 0.4.0
+ */
+export const isPreApproved = (tool: string): Effect.Effect<boolean> =>
+  Effect.map(Effect.service(Confirmation), (settings) => preApproved(settings, tool))
+
+/**
+ * What {@link decideMany} concludes: `Go` (every listed call may run) or
+ * `Stop` with the result each of them answers with.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import type { ManyDecision } from "effect-mcp-runtime/Confirmation"
+ *
+ * const go: ManyDecision = { _tag: "Go" }
+ * ```
+ *
+ * @category models
+ * @since 0.4.0
+ */
+export type ManyDecision = { readonly _tag: "Go" } | { readonly _tag: "Stop"; readonly result: CallToolResult }
+
+/**
+ * Asks once for several calls that need confirmation (the destructive ops of
+ * one `request`): the user sees every call, one per line, and agrees to all
+ * or none. As for one call, a client that can ask its user is always asked;
+ * without elicitation, `given` (the request's `confirm: true`) is the only way.
+ * `subject` names what is asked about in the results (`request`).
+ *
+ * **Example**
+ *
+ * ```ts
+ * import * as Confirmation from "effect-mcp-runtime/Confirmation"
+ *
+ * const decision = Confirmation.decideMany(
+ *   "request",
+ *   ['workspace_write(path="a.txt", content="hi")', 'workspace_edit(path="b.txt", oldText="x", newText="y")'],
+ *   false
+ * )
+ * // Effect<ManyDecision, never, Client>
+ * ```
+ *
+ * @category gate
+ * @since 0.4.0
+ */
+export const decideMany = (
+  subject: string,
+  calls: ReadonlyArray<string>,
+  given: boolean
+): Effect.Effect<ManyDecision, never, Client> =>
+  Effect.flatMap(Effect.service(Client), (client): Effect.Effect<ManyDecision, never, Client> => {
+    if (!Elicitation.supportsForm(client) && given) return Effect.succeed({ _tag: "Go" })
+    const message = manyMessage(calls)
+    return Elicitation.form(message, Answer).pipe(
+      Effect.map((answer): ManyDecision =>
+        answer.action === "accept" && answer.content.confirm
+          ? { _tag: "Go" }
+          : {
+              _tag: "Stop",
+              result: result(
+                `The user did not allow these calls to run (${answer.action === "accept" ? "not confirmed" : answer.action}).`,
+                "not_confirmed",
+                `Do not retry them unless the user asks for it again; tell them they were not run.`
+              )
+            }
+      ),
+      Effect.catchTag("ClientCapabilityMissing", () =>
+        Effect.succeed<ManyDecision>({
+          _tag: "Stop",
+          result: result(
+            `This call changes or deletes things and needs the user's confirmation, and this client cannot ask ` +
+              `the user itself.`,
+            "confirmation_required",
+            `Ask the user whether to run these calls; if they agree, call ${subject} again with the same ops and ` +
+              `"confirm": true.`
+          )
+        })
+      ),
+      Effect.catch((error) =>
+        Effect.succeed<ManyDecision>({
+          _tag: "Stop",
+          result: result(
+            `Not run: asking the user for confirmation failed (${error.message}).`,
+            "confirmation_failed",
+            `Tell the user these calls were not run because the confirmation dialog failed; call ${subject} ` +
+              `again only if they ask for it.`
+          )
+        })
+      )
+    )
+  })
+
+// Every call on its own line, escaped as one call's arguments are, never cut without saying so.
+const manyMessage = (calls: ReadonlyArray<string>): string => {
+  const lines = calls.map(
+    (call, i) => `${i + 1}. ${call.replace(invisible, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`)}`
+  )
+  const text = lines.join("\n")
+  const shown =
+    text.length <= maxShownArguments
+      ? text
+      : `${text.slice(0, maxShownArguments)}\n[… ${text.length - maxShownArguments} more characters not shown: decline unless you know what they are]`
+  return `Allow ${calls.length === 1 ? "this call" : `these ${calls.length} calls`} to run? ${
+    calls.length === 1 ? "It changes or deletes" : "They change or delete"
+  } things.\n${shown}`
+}

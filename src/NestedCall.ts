@@ -68,6 +68,32 @@ export interface Outcome {
   readonly durationMs: number
 }
 
+/**
+ * How a nested call differs from the default.
+ *
+ * - `confirmed`: the user already agreed to this call (the request front
+ *   asks once for every destructive op of a request): the tool's own
+ *   confirmation is skipped. It applies to this call only, never to the
+ *   calls the tool makes in turn.
+ * - `slot`: the call takes a server-wide concurrency slot, as a `tools/call`
+ *   does: for a caller that holds none itself (the request front's ops).
+ *
+ * **Example**
+ *
+ * ```ts
+ * import type { Options } from "effect-mcp-runtime/NestedCall"
+ *
+ * const op: Options = { confirmed: true, slot: true }
+ * ```
+ *
+ * @category models
+ * @since 0.4.0
+ */
+export interface Options {
+  readonly confirmed?: boolean | undefined
+  readonly slot?: boolean | undefined
+}
+
 // The client's capabilities without the tasks extension: a nested call is answered, never turned into a task.
 const withoutTasks = (capabilities: ClientCapabilities): ClientCapabilities => {
   const extensions = capabilities.extensions
@@ -149,7 +175,8 @@ const parse = (json: string): CallToolResult => {
 export const call = (
   tool: string,
   args: Record<string, unknown> | undefined,
-  sequence: number
+  sequence: number,
+  options?: Options | undefined
 ): Effect.Effect<Outcome, never, RequestContext> =>
   Effect.withFiber((fiber) => {
     const parent = Context.get(fiber.context as Context.Context<RequestContext>, RequestContext)
@@ -174,7 +201,8 @@ export const call = (
       clientCapabilities: withoutTasks(parent.clientCapabilities),
       clientInfo: parent.clientInfo,
       progressToken: undefined,
-      record
+      record,
+      ...(options?.confirmed === true ? { confirmed: true } : {})
     })
     const modern = ProtocolVersion.isModern(parent.protocolVersion)
     const client = Context.getOption(fiber.context as Context.Context<Client>, Client)
@@ -243,8 +271,11 @@ export const call = (
       // The caller's progress is the caller's to report: a nested tool's own reports would break its order.
       let next = Context.add(Context.add(context, RequestContext, request), Progress.Progress, Progress.disabled)
       if (modern && client._tag === "Some") next = Context.add(next, Client, noRounds(client.value))
-      // The caller holds a server-wide slot: the call takes none of its own (see Executor.RunOptions).
-      if (executor._tag === "Some") next = Context.add(next, Executor, nestedExecutor(executor.value))
+      // The caller holds a server-wide slot: the call takes none of its own (see Executor.RunOptions), unless
+      // its caller holds none (the request front's ops).
+      if (executor._tag === "Some" && options?.slot !== true) {
+        next = Context.add(next, Executor, nestedExecutor(executor.value))
+      }
       return next
     }) as Effect.Effect<Outcome>
   })

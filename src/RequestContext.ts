@@ -88,5 +88,11 @@ export class RequestContext extends Context.Service<
      * and read by the request's log line and span when it ends.
      */
     readonly record: RequestRecord
+    /**
+     * The user already agreed to this call: the request front asked once for
+     * every destructive op of a request, so the call's own confirmation is
+     * skipped. Only a nested call sets it (see `NestedCall`). Since 0.4.0.
+     */
+    readonly confirmed?: boolean | undefined
   }
 >()("effect-mcp-runtime/RequestContext") {}

@@ -55,13 +55,13 @@ export interface ServerConfigShape {
  * ```ts
  * import * as ServerConfig from "effect-mcp-runtime/ServerConfig"
  *
- * ServerConfig.packageVersion // => "0.3.0"
+ * ServerConfig.packageVersion // => "0.4.0"
  * ```
  *
  * @category constants
  * @since 0.1.0
  */
-export const packageVersion = "0.3.0"
+export const packageVersion = "0.4.0"
 
 /**
  * The server configuration, a reference with defaults.

@@ -150,6 +150,19 @@ export interface Tool<
    * 2026-07-28): `optional`, `required`, or undefined (never). See `Task`.
    */
   readonly task: TaskSupport | undefined
+  /**
+   * The keys a call writes (a file's path, say), from its decoded input: the
+   * request front refuses two ops of one request that would write the same
+   * key at the same time. Undefined: the tool writes nothing that can
+   * conflict. Since 0.4.0.
+   */
+  readonly writeKey: ((input: any) => string | ReadonlyArray<string> | undefined) | undefined
+  /**
+   * How the request front presents the tool's output: `verbose` keeps it
+   * canonical even when the request asks for the compact `agent`
+   * presentation (output whose exact shape matters). Since 0.4.0.
+   */
+  readonly presentation: "verbose" | undefined
 }
 
 /**
@@ -359,6 +372,17 @@ export const make = <
     readonly outputJsonSchema?: JsonSchemaObject | undefined
     /** Whether the tool's work may run as a task (see {@link TaskSupport} and `Task.background`). */
     readonly task?: TaskSupport | undefined
+    /**
+     * The keys a call writes, from its decoded input (a path, or several):
+     * two ops of one `request` that write the same key concurrently get a
+     * conflict error instead of running (see `RequestFront`). Since 0.4.0.
+     */
+    readonly writeKey?: ((input: Input["Type"]) => string | ReadonlyArray<string> | undefined) | undefined
+    /**
+     * `verbose`: the request front never compacts this tool's output, whatever
+     * presentation the request asks for. Since 0.4.0.
+     */
+    readonly presentation?: "verbose" | undefined
   }
 ): Tool<Name, Input, Output> => {
   const self = Object.create(Proto)
@@ -372,6 +396,8 @@ export const make = <
   self.inputJsonSchema = options.inputJsonSchema
   self.outputJsonSchema = options.outputJsonSchema
   self.task = options.task
+  self.writeKey = options.writeKey
+  self.presentation = options.presentation
   self.limits = {
     ...(options.timeout === undefined ? {} : { timeout: options.timeout }),
     ...(options.maxConcurrent === undefined ? {} : { maxConcurrent: options.maxConcurrent }),

@@ -40,6 +40,8 @@ export * as Method from "./Method.ts"
 export * as NestedCall from "./NestedCall.ts"
 /** @since 0.1.0 */
 export * as Policy from "./Policy.ts"
+/** @since 0.4.0 */
+export * as Presentation from "./Presentation.ts"
 /** @since 0.1.0 */
 export * as Progress from "./Progress.ts"
 /** @since 0.1.0 */
@@ -50,6 +52,10 @@ export * as ProtocolVersion from "./ProtocolVersion.ts"
 export * as Resource from "./Resource.ts"
 /** @since 0.1.0 */
 export * as RequestContext from "./RequestContext.ts"
+/** @since 0.4.0 */
+export * as RequestDsl from "./RequestDsl.ts"
+/** @since 0.4.0 */
+export * as RequestFront from "./RequestFront.ts"
 /** @since 0.2.0 */
 export * as RequestState from "./RequestState.ts"
 /** @since 0.1.0 */

@@ -29,7 +29,9 @@ const noFlags: Settings.Flags = {
   allowedOrigins: Option.none(),
   sessionIdleMs: Option.none(),
   resumeGraceMs: Option.none(),
-  auditLog: Option.none()
+  auditLog: Option.none(),
+  front: Option.none(),
+  daemon: Option.none()
 }
 
 const problemsOf = (text: string) =>
@@ -451,4 +453,103 @@ describe("settings.resolve: safety of the configuration itself", () => {
       assert.include(error.message, "$.gate.rules[0].principals")
     })
   )
+})
+
+describe("settings.resolve: the front and the daemon", () => {
+  const resolveWith = (config: ConfigFile.Config, env: Record<string, string>, flags: Partial<Settings.Flags> = {}) =>
+    Settings.resolve({
+      root: "/srv/p",
+      configFile: "/srv/p/mcp-runtime.json",
+      config,
+      flags: { ...noFlags, ...flags },
+      env
+    })
+
+  it.effect("defaults: the tools front, the request front's own limits, no daemon (30 minutes idle)", () =>
+    Effect.gen(function* () {
+      const settings = yield* resolveWith({}, {})
+      assert.strictEqual(settings.front, "tools")
+      assert.deepStrictEqual(settings.request, { maxOps: 64, maxDepth: 32 })
+      assert.deepStrictEqual(settings.daemon, { mode: "off", idleMs: 30 * 60 * 1000 })
+    })
+  )
+
+  it.effect("the file's keys; a variable wins over them, and a flag over the variable", () =>
+    Effect.gen(function* () {
+      const config = yield* ConfigFile.parse(
+        "cfg.json",
+        JSON.stringify({
+          front: "request",
+          request: { maxOps: 10, maxDepth: 4 },
+          daemon: { mode: "auto", idleMs: 5000 }
+        })
+      )
+      const fromFile = yield* resolveWith(config, {})
+      assert.strictEqual(fromFile.front, "request")
+      assert.deepStrictEqual(fromFile.request, { maxOps: 10, maxDepth: 4 })
+      assert.deepStrictEqual(fromFile.daemon, { mode: "auto", idleMs: 5000 })
+      const fromEnv = yield* resolveWith(config, {
+        MCP_RUNTIME_FRONT: "tools",
+        MCP_RUNTIME_DAEMON: "off",
+        MCP_RUNTIME_DAEMON_IDLE_MS: "60000"
+      })
+      assert.strictEqual(fromEnv.front, "tools")
+      assert.deepStrictEqual(fromEnv.daemon, { mode: "off", idleMs: 60000 })
+      const fromFlags = yield* resolveWith(
+        config,
+        { MCP_RUNTIME_FRONT: "tools", MCP_RUNTIME_DAEMON: "off" },
+        {
+          front: Option.some("request"),
+          daemon: Option.some("auto")
+        }
+      )
+      assert.strictEqual(fromFlags.front, "request")
+      assert.strictEqual(fromFlags.daemon.mode, "auto")
+    })
+  )
+
+  it.effect("bad values name the key, the variable or the flag", () =>
+    Effect.gen(function* () {
+      const problems = yield* problemsOf(
+        JSON.stringify({ front: "rpc", request: { maxOps: 0, maxDepth: 1.5 }, daemon: { mode: "on", idleMs: 0 } })
+      )
+      assert.sameMembers(
+        problems.map((p) => p.path),
+        ["$.front", "$.request.maxOps", "$.request.maxDepth", "$.daemon.mode", "$.daemon.idleMs"]
+      )
+      const bad = (env: Record<string, string>) => Effect.flip(resolveWith({}, env))
+      assert.include(
+        (yield* bad({ MCP_RUNTIME_FRONT: "rpc" })).message,
+        "MCP_RUNTIME_FRONT=rpc: expected tools or request"
+      )
+      assert.include((yield* bad({ MCP_RUNTIME_DAEMON: "on" })).message, "MCP_RUNTIME_DAEMON=on: expected auto or off")
+      assert.include((yield* bad({ MCP_RUNTIME_DAEMON_IDLE_MS: "0" })).message, "MCP_RUNTIME_DAEMON_IDLE_MS=0")
+      assert.include((yield* bad({ MCP_RUNTIME_DAEMON_IDLE_MS: "10m" })).message, "MCP_RUNTIME_DAEMON_IDLE_MS=10m")
+    })
+  )
+
+  it.effect("the daemon serves stdio only: auto with HTTP is a usage error naming where auto came from", () =>
+    Effect.gen(function* () {
+      const http = { transport: Option.some("http" as const) }
+      const flag = yield* Effect.flip(resolveWith({}, {}, { ...http, daemon: Option.some("auto") }))
+      assert.include(flag.message, "--daemon auto applies to --transport stdio only")
+      const variable = yield* Effect.flip(resolveWith({}, { MCP_RUNTIME_DAEMON: "auto" }, http))
+      assert.include(variable.message, "MCP_RUNTIME_DAEMON=auto applies to --transport stdio only")
+      const file = yield* Effect.flip(resolveWith({ daemon: { mode: "auto" } }, {}, http))
+      assert.include(file.message, '/srv/p/mcp-runtime.json: $.daemon.mode "auto" applies to --transport stdio only')
+      // off, explicitly or by default, goes with HTTP.
+      assert.strictEqual(
+        (yield* resolveWith({ daemon: { mode: "auto" } }, {}, { ...http, daemon: Option.some("off") })).daemon.mode,
+        "off"
+      )
+    })
+  )
+
+  it("variablesRead: the MCP_RUNTIME_* variables, the state directory's, and those upstreams name", () => {
+    const read = Settings.variablesRead(
+      { MCP_RUNTIME_TIMEOUT_MS: "1", HOME: "/home/a", PATH: "/bin", TOKEN: "t", OTHER: "o", XDG_STATE_HOME: "/s" },
+      { upstreams: { u: { command: "x", env: { A: "${TOKEN}" } } } }
+    )
+    assert.deepStrictEqual(read, { MCP_RUNTIME_TIMEOUT_MS: "1", HOME: "/home/a", TOKEN: "t", XDG_STATE_HOME: "/s" })
+  })
 })

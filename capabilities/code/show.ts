@@ -36,7 +36,9 @@ export const showTool = (code: Code) =>
       references: Schema.Array(Schema.String),
       savedAt: Schema.String
     }),
-    annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false }
+    annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+    // Code and schemas are read exactly: the request front never compacts them.
+    presentation: "verbose"
   }).pipe(
     Tool.handle(({ name }) => {
       const learned = code.registry.learned().get(name)

@@ -104,7 +104,9 @@ export const typesTool = (code: Code, all: () => string) =>
         Schema.Array(Schema.String).annotate({ description: "Only these namespaces (capability ids)." })
       )
     }),
-    annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false }
+    annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+    // Declarations are read exactly: the request front never compacts them.
+    presentation: "verbose"
   }).pipe(
     Tool.handle(({ namespaces }) => {
       if (namespaces === undefined) return Effect.succeed(all())

@@ -9,6 +9,7 @@ import * as Schema from "effect/Schema"
 import * as Tool from "../../src/Tool.ts"
 import { Workspace } from "../../src/Workspace.ts"
 import { mapWorkspaceError } from "./errors.ts"
+import { patchKeys } from "./writeKey.ts"
 
 /**
  * The `apply_patch` tool, published as `workspace_apply_patch`: applies a
@@ -65,7 +66,8 @@ export const applyPatch = Tool.make("apply_patch", {
       })
     )
   }),
-  annotations: { destructiveHint: true, idempotentHint: false, openWorldHint: false }
+  annotations: { destructiveHint: true, idempotentHint: false, openWorldHint: false },
+  writeKey: ({ patch, strip }) => patchKeys(patch, strip)
 }).pipe(
   Tool.handle(
     Effect.fnUntraced(function* ({ patch, strip }) {

@@ -8,6 +8,7 @@ import * as Schema from "effect/Schema"
 import * as Tool from "../../src/Tool.ts"
 import { Workspace } from "../../src/Workspace.ts"
 import { mapWorkspaceError } from "./errors.ts"
+import { fileKey } from "./writeKey.ts"
 
 /**
  * The `edit` tool, published as `workspace_edit`: replaces the single
@@ -42,7 +43,8 @@ export const edit = Tool.make("edit", {
     path: Schema.String.annotate({ description: "The file edited, relative to the workspace root." }),
     bytesWritten: Schema.Int.annotate({ description: "The file's new size in bytes." })
   }),
-  annotations: { destructiveHint: true, idempotentHint: false, openWorldHint: false }
+  annotations: { destructiveHint: true, idempotentHint: false, openWorldHint: false },
+  writeKey: ({ path }) => fileKey(path)
 }).pipe(
   Tool.handle(
     Effect.fnUntraced(function* ({ newText, oldText, path }) {

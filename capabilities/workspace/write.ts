@@ -8,6 +8,7 @@ import * as Schema from "effect/Schema"
 import * as Tool from "../../src/Tool.ts"
 import { Workspace } from "../../src/Workspace.ts"
 import { mapWorkspaceError } from "./errors.ts"
+import { fileKey } from "./writeKey.ts"
 
 /**
  * The `write` tool, published as `workspace_write`: writes `content` to a
@@ -40,7 +41,8 @@ export const write = Tool.make("write", {
     bytesWritten: Schema.Int,
     created: Schema.Boolean.annotate({ description: "True when the file did not exist before." })
   }),
-  annotations: { destructiveHint: true, idempotentHint: true, openWorldHint: false }
+  annotations: { destructiveHint: true, idempotentHint: true, openWorldHint: false },
+  writeKey: ({ path }) => fileKey(path)
 }).pipe(
   Tool.handle(
     Effect.fnUntraced(function* ({ content, path }) {

@@ -171,7 +171,30 @@ export const ConfigFile = Schema.Struct({
       resumeGraceMs: Schema.optional(NonNegativeInt)
     })
   ),
-  transport: Schema.optional(Schema.Literals(["stdio", "http"]))
+  transport: Schema.optional(Schema.Literals(["stdio", "http"])),
+  front: Schema.optional(
+    Schema.Literals(["tools", "request"]).annotate({
+      description: "How tool calls reach the server: tools (default) or request (see docs/request.md); like --front"
+    })
+  ),
+  request: Schema.optional(
+    Schema.Struct({
+      maxOps: Schema.optional(PositiveInt.annotate({ description: "The request front's most operations per request" })),
+      maxDepth: Schema.optional(PositiveInt.annotate({ description: "The request front's deepest nesting" }))
+    })
+  ),
+  daemon: Schema.optional(
+    Schema.Struct({
+      mode: Schema.optional(
+        Schema.Literals(["auto", "off"]).annotate({
+          description: "auto: serve (stdio) forwards its session to the warm daemon (see docs/daemon.md); like --daemon"
+        })
+      ),
+      idleMs: Schema.optional(
+        PositiveInt.annotate({ description: "How long a daemon serve starts waits without a session before it exits" })
+      )
+    })
+  )
 })
 
 /**

@@ -134,7 +134,9 @@ export const noServeFlags: Settings.Flags = {
   allowedOrigins: Option.none(),
   sessionIdleMs: Option.none(),
   resumeGraceMs: Option.none(),
-  auditLog: Option.none()
+  auditLog: Option.none(),
+  front: Option.none(),
+  daemon: Option.none()
 }
 
 /**
@@ -166,6 +168,44 @@ export const resolveRoot = Effect.fnUntraced(function* (
 })
 
 /**
+ * Root, configuration file and settings, from a command's flags, with the
+ * decoded configuration they were resolved from.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import * as Option from "effect/Option"
+ * import { loadConfigured, noServeFlags } from "./src/cli/compose.ts"
+ *
+ * const loaded = loadConfigured({ root: Option.none(), config: Option.none(), flags: noServeFlags })
+ * ```
+ *
+ * @category settings
+ * @since 0.4.0
+ */
+export const loadConfigured = Effect.fnUntraced(function* (options: {
+  readonly root: Option.Option<string>
+  readonly config: Option.Option<string>
+  readonly flags: Settings.Flags
+}): Effect.fn.Return<
+  { readonly settings: Settings.Settings; readonly config: ConfigFile.Config },
+  UsageError | ConfigFile.ConfigError,
+  FileSystem.FileSystem | Path.Path
+> {
+  const root = yield* resolveRoot(options.root)
+  const loaded = yield* ConfigFile.load({ root, file: Option.getOrUndefined(options.config) })
+  const settings = yield* Settings.resolve({
+    root,
+    configFile: loaded.file,
+    config: loaded.config,
+    configFromRoot: loaded.fromRoot,
+    flags: options.flags,
+    env: process.env
+  })
+  return { settings, config: loaded.config }
+})
+
+/**
  * Root, configuration file and settings, from a command's flags.
  *
  * **Example**
@@ -180,22 +220,12 @@ export const resolveRoot = Effect.fnUntraced(function* (
  * @category settings
  * @since 0.1.0
  */
-export const loadSettings = Effect.fnUntraced(function* (options: {
+export const loadSettings = (options: {
   readonly root: Option.Option<string>
   readonly config: Option.Option<string>
   readonly flags: Settings.Flags
-}): Effect.fn.Return<Settings.Settings, UsageError | ConfigFile.ConfigError, FileSystem.FileSystem | Path.Path> {
-  const root = yield* resolveRoot(options.root)
-  const loaded = yield* ConfigFile.load({ root, file: Option.getOrUndefined(options.config) })
-  return yield* Settings.resolve({
-    root,
-    configFile: loaded.file,
-    config: loaded.config,
-    configFromRoot: loaded.fromRoot,
-    flags: options.flags,
-    env: process.env
-  })
-})
+}): Effect.Effect<Settings.Settings, UsageError | ConfigFile.ConfigError, FileSystem.FileSystem | Path.Path> =>
+  Effect.map(loadConfigured(options), (loaded) => loaded.settings)
 
 /**
  * The server's layers, from the settings: the kernel with the bundled

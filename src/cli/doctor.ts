@@ -18,6 +18,8 @@ import * as Option from "effect/Option"
 import { defaultExecSettings } from "../../capabilities/exec/settings.ts"
 import { defaultFeSettings } from "../../capabilities/fe/settings.ts"
 import type { UpstreamStatus } from "../../capabilities/upstream/index.ts"
+import * as DaemonClient from "../internal/daemonClient.ts"
+import * as DaemonProtocol from "../internal/daemonProtocol.ts"
 import * as ServerConfig from "../ServerConfig.ts"
 import {
   AlreadyReported,
@@ -29,6 +31,7 @@ import {
   resolveRoot
 } from "./compose.ts"
 import * as ConfigFile from "./ConfigFile.ts"
+import { daemonPaths } from "./daemon.ts"
 import * as Settings from "./settings.ts"
 
 /**
@@ -543,6 +546,37 @@ export const diagnose = Effect.fnUntraced(function* (flags: {
         ? [`http://${settings.http.host ?? "127.0.0.1"}:${settings.http.port ?? 3000}/mcp`]
         : ["newline-delimited JSON-RPC on stdin/stdout"]
   })
+  services.push({
+    ok: true,
+    title: `Front: ${settings.front}`,
+    details:
+      settings.front === "request"
+        ? [
+            `the request front (docs/request.md): at most ${settings.request.maxOps} operations, ${settings.request.maxDepth} deep`
+          ]
+        : ["tool calls reach the tools as they are"]
+  })
+  if (settings.daemon.mode === "auto") {
+    const paths = daemonPaths(process.env)
+    const running = yield* Effect.result(DaemonClient.status(paths, 1000))
+    const build = yield* DaemonProtocol.buildId
+    services.push({
+      ok: true,
+      title: "Daemon: auto (serve forwards its session to the warm daemon)",
+      details: [
+        `directory: ${paths.dir}`,
+        running._tag === "Failure"
+          ? `not answering: ${running.failure.message} (sessions are served in process)`
+          : running.success === undefined
+            ? `none running: the first serve --daemon auto starts one (it exits after ${settings.daemon.idleMs} ms without a session)`
+            : running.success.version === ServerConfig.packageVersion && running.success.build === build
+              ? `running (pid ${running.success.pid}, ${running.success.sessions} sessions open, ${running.success.warm.length} warm servers)`
+              : `running (pid ${running.success.pid}) but of mcp-runtime ${running.success.version} (build ` +
+                `${running.success.build}), this is build ${build}: sessions are served in process until ` +
+                "`mcp-runtime daemon stop`"
+      ]
+    })
+  }
   if (settings.capabilities.includes("workspace")) {
     services.push({
       ok: true,

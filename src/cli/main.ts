@@ -1,6 +1,7 @@
 /**
  * The `mcp-runtime` binary: the command tree (`serve`, `doctor`,
- * `capabilities list`, `surface`, `call`) and how failures become exit codes.
+ * `capabilities list`, `surface`, `call`, `daemon`) and how failures become
+ * exit codes.
  * Each command lives in its own file; `compose.ts` holds what they share.
  *
  * @since 0.1.0
@@ -18,6 +19,7 @@ import { call } from "./call.ts"
 import { capabilities } from "./capabilities.ts"
 import { AlreadyReported } from "./compose.ts"
 import * as ConfigFile from "./ConfigFile.ts"
+import { daemon } from "./daemon.ts"
 import { doctor } from "./doctor.ts"
 import { serve } from "./serve.ts"
 import { UsageError } from "./settings.ts"
@@ -25,20 +27,23 @@ import { surface } from "./surface.ts"
 
 const root = Command.make("mcp-runtime").pipe(
   Command.withDescription("An Effect-based runtime for Model Context Protocol servers"),
-  Command.withSubcommands([serve, doctor, capabilities, surface, call])
+  Command.withSubcommands([serve, doctor, capabilities, surface, call, daemon])
 )
 
-// serve's stderr is its log channel: failures there are one JSON log line. The other commands talk to a person.
-// The command is the first argument that is neither a global flag nor a global flag's value.
-const commandName = (args: ReadonlyArray<string>): string | undefined => {
-  for (let i = 0; i < args.length; i++) {
+// serve's stderr is its log channel, and so is the daemon's (`daemon run`): failures there are one JSON log line.
+// The other commands talk to a person. The command is the first argument that is neither a global flag nor a
+// global flag's value; the subcommand, the next such argument.
+const commandPath = (args: ReadonlyArray<string>): ReadonlyArray<string> => {
+  const path: Array<string> = []
+  for (let i = 0; i < args.length && path.length < 2; i++) {
     const arg = args[i]!
     if (arg === "--log-level" || arg === "--completions") i++
-    else if (!arg.startsWith("-")) return arg
+    else if (!arg.startsWith("-")) path.push(arg)
   }
-  return undefined
+  return path
 }
-const serving = commandName(process.argv.slice(2)) === "serve"
+const [command, subcommand] = commandPath(process.argv.slice(2))
+const serving = command === "serve" || (command === "daemon" && subcommand === "run")
 
 // Startup failures are reported as one JSON log line with a readable message
 // (no stack trace for expected errors such as a bad flag or a kernel error).

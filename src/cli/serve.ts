@@ -16,7 +16,10 @@ import * as References from "effect/References"
 import * as StdioTransport from "../../layers/StdioTransport.ts"
 import * as Tracing from "../../layers/Tracing.ts"
 import * as McpServer from "../McpServer.ts"
-import { auditLogFlag, commonFlags, loadSettings, provideSurroundings, serverLayers } from "./compose.ts"
+import * as RequestFront from "../RequestFront.ts"
+import { Transport } from "../Transport.ts"
+import { auditLogFlag, commonFlags, loadConfigured, provideSurroundings, serverLayers } from "./compose.ts"
+import { serveThroughDaemon } from "./daemon.ts"
 import { UsageError } from "./settings.ts"
 
 /**
@@ -107,17 +110,30 @@ export const serve = Command.make(
         "HTTP: how long a dropped SSE stream may be resumed before its requests are cancelled, in ms (default 5000)"
       ),
       Flag.optional
+    ),
+    front: Flag.Literals("front", ["tools", "request"]).pipe(
+      Flag.withDescription(
+        "How tool calls reach the server: tools (the method table as it is) or request (the request front, see docs/request.md) (default tools)"
+      ),
+      Flag.optional
+    ),
+    daemon: Flag.Literals("daemon", ["auto", "off"]).pipe(
+      Flag.withDescription(
+        "stdio: auto forwards the session to the warm daemon, starting it when none runs, and serves in process when it cannot (see docs/daemon.md) (default off)"
+      ),
+      Flag.optional
     )
   },
   Effect.fnUntraced(function* (flags) {
     const cliLogLevel = yield* GlobalFlag.LogLevel
-    const settings = yield* loadSettings({ root: flags.root, config: flags.config, flags })
+    const { config, settings } = yield* loadConfigured({ root: flags.root, config: flags.config, flags })
     const root = settings.root
     const http = settings.transport === "http"
     const { capabilities, configuration, kernel } = serverLayers(settings)
     const startup = {
       root,
       capabilities: settings.capabilities,
+      front: settings.front,
       config: settings.configFile ?? null,
       audit: settings.audit?.path ?? null,
       gate:
@@ -133,6 +149,17 @@ export const serve = Command.make(
             `keep yours outside it (--config or MCP_RUNTIME_CONFIG) if that is not you.`
         ),
       { discard: true }
+    )
+    // The request front is the method table with the front installed; its settings are always provided.
+    const makeServer =
+      settings.front === "request" ? McpServer.make({ methods: RequestFront.methods }) : McpServer.make()
+    const serveOver = <R>(transport: Layer.Layer<Transport, never, R>) =>
+      (settings.front === "request" ? McpServer.serve({ methods: RequestFront.methods }) : McpServer.serve()).pipe(
+        Effect.provide(Layer.mergeAll(transport, capabilities).pipe(Layer.provideMerge(kernel)))
+      )
+    const stdio = Effect.andThen(
+      Effect.logInfo("mcp-runtime serving on stdio", startup),
+      serveOver(StdioTransport.layer)
     )
     const program = http
       ? Effect.gen(function* () {
@@ -151,7 +178,7 @@ export const serve = Command.make(
           return yield* Effect.gen(function* () {
             const { url } = yield* HttpTransport.Listener
             yield* Effect.logInfo(`mcp-runtime serving on ${url}`, { url, ...startup })
-            return yield* HttpTransport.serve(McpServer.make(), {
+            return yield* HttpTransport.serve(makeServer, {
               allowedHosts,
               allowedOrigins,
               sessionIdleMs: settings.http.sessionIdleMs,
@@ -166,16 +193,21 @@ export const serve = Command.make(
             )
           )
         })
-      : Effect.andThen(
-          Effect.logInfo("mcp-runtime serving on stdio", startup),
-          McpServer.serve().pipe(
-            Effect.provide(Layer.mergeAll(StdioTransport.layer, capabilities).pipe(Layer.provideMerge(kernel)))
-          )
-        )
+      : settings.daemon.mode === "auto"
+        ? serveThroughDaemon({
+            settings,
+            flags,
+            config,
+            startup,
+            serveOver: (transport) => serveOver(Layer.succeed(Transport, transport)),
+            serveStdio: stdio
+          })
+        : stdio
     // Outermost, so its scope closes (flushing the last spans) after the server
     // is done and before runMain's teardown exits the process.
     return yield* Effect.andThen(warnings, program).pipe(
       provideSurroundings(settings),
+      Effect.provideService(RequestFront.Settings, settings.request),
       Effect.provide(configuration),
       Effect.provide(Tracing.layerOtlpFromEnv()),
       // `--log-level` (effect/cli's global flag, already in force) wins over the file.

@@ -22,6 +22,7 @@ import type * as FileAuditLog from "../../layers/FileAuditLog.ts"
 import type * as NodeWorkspace from "../../layers/NodeWorkspace.ts"
 import type * as Gate from "../Gate.ts"
 import type * as Policy from "../Policy.ts"
+import * as RequestFront from "../RequestFront.ts"
 import * as RequestState from "../RequestState.ts"
 import { defaultDeny } from "../Workspace.ts"
 import { type Config, defaultFileName } from "./ConfigFile.ts"
@@ -68,6 +69,10 @@ export interface Flags {
   readonly sessionIdleMs: Option.Option<number>
   readonly resumeGraceMs: Option.Option<number>
   readonly auditLog: Option.Option<string>
+  /** `--front tools|request`: how tool calls reach the server (see docs/request.md). Since 0.4.0. */
+  readonly front: Option.Option<"tools" | "request">
+  /** `--daemon auto|off`: serve the session from the warm daemon (stdio only; see docs/daemon.md). Since 0.4.0. */
+  readonly daemon: Option.Option<"auto" | "off">
 }
 
 /**
@@ -123,6 +128,21 @@ export interface Settings {
    * by a client. Since 0.3.0.
    */
   readonly upstreamDepth: number
+  /**
+   * The front the server is served with: `tools` (the method table as it is)
+   * or `request` (`RequestFront.methods`), from `--front`,
+   * `MCP_RUNTIME_FRONT` or the file's `front`. Since 0.4.0.
+   */
+  readonly front: "tools" | "request"
+  /** The request front's limits (the file's `request`), defaults filled in. Since 0.4.0. */
+  readonly request: RequestFront.Settings
+  /**
+   * The warm daemon: whether `serve` forwards its session to it (`--daemon`,
+   * `MCP_RUNTIME_DAEMON`, the file's `daemon.mode`), and how long a daemon
+   * that `serve` starts waits without a session before it exits
+   * (`MCP_RUNTIME_DAEMON_IDLE_MS`, the file's `daemon.idleMs`). Since 0.4.0.
+   */
+  readonly daemon: { readonly mode: "auto" | "off"; readonly idleMs: number }
   readonly http: {
     readonly port: number | undefined
     readonly host: string | undefined
@@ -132,6 +152,33 @@ export interface Settings {
     readonly resumeGraceMs: number | undefined
   }
 }
+
+/**
+ * The user's state directory: `$XDG_STATE_HOME` when it is an absolute path,
+ * else `~/.local/state` (`$HOME` of `env` when it is absolute, else the
+ * process's home directory). The audit log, code mode's store and the
+ * daemon's directory live under `<state>/mcp-runtime/`.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import { stateDirectory } from "./src/cli/settings.ts"
+ *
+ * stateDirectory({ XDG_STATE_HOME: "/var/state" }) // => "/var/state"
+ * stateDirectory({ HOME: "/home/ada" }) // => "/home/ada/.local/state"
+ * ```
+ *
+ * @category defaults
+ * @since 0.4.0
+ */
+export const stateDirectory = (env: Readonly<Record<string, string | undefined>>): string =>
+  env.XDG_STATE_HOME !== undefined && NodePath.isAbsolute(env.XDG_STATE_HOME)
+    ? env.XDG_STATE_HOME
+    : NodePath.join(
+        env.HOME !== undefined && NodePath.isAbsolute(env.HOME) ? env.HOME : Os.homedir(),
+        ".local",
+        "state"
+      )
 
 /**
  * Where the audit log goes when the configuration does not say: a file per
@@ -151,10 +198,7 @@ export interface Settings {
  * @since 0.1.0
  */
 export const defaultAuditPath = (root: string, env: Readonly<Record<string, string | undefined>>): string => {
-  const state =
-    env.XDG_STATE_HOME !== undefined && NodePath.isAbsolute(env.XDG_STATE_HOME)
-      ? env.XDG_STATE_HOME
-      : NodePath.join(Os.homedir(), ".local", "state")
+  const state = stateDirectory(env)
   const hash = Crypto.createHash("sha256").update(root).digest("hex").slice(0, 12)
   const base = NodePath.basename(root).replace(/[^A-Za-z0-9._-]/g, "_") || "root"
   return NodePath.join(state, "mcp-runtime", "audit", `${base}-${hash}.jsonl`)
@@ -351,7 +395,22 @@ const requestStateOf = (
 
 const logLevels = { debug: "Debug", info: "Info", warning: "Warn", error: "Error", none: "None" } as const
 
-const logLevelOf = (
+/**
+ * The log level: `MCP_RUNTIME_LOG_LEVEL` when set, else the file's
+ * `logging.level`, else `Info`; a usage error names a bad variable.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import { logLevelOf } from "./src/cli/settings.ts"
+ *
+ * const level = logLevelOf({ MCP_RUNTIME_LOG_LEVEL: "warn" }, {}) // succeeds with "Warn"
+ * ```
+ *
+ * @category resolving
+ * @since 0.4.0
+ */
+export const logLevelOf = (
   env: Readonly<Record<string, string | undefined>>,
   config: Config
 ): Effect.Effect<LogLevel.LogLevel, UsageError> => {
@@ -396,7 +455,9 @@ export const environmentVariables = {
   queueTimeoutMs: "MCP_RUNTIME_QUEUE_TIMEOUT_MS",
   onOverload: "MCP_RUNTIME_ON_OVERLOAD",
   maxResultBytes: "MCP_RUNTIME_MAX_RESULT_BYTES",
-  auditLog: "MCP_RUNTIME_AUDIT_LOG"
+  auditLog: "MCP_RUNTIME_AUDIT_LOG",
+  front: "MCP_RUNTIME_FRONT",
+  daemon: "MCP_RUNTIME_DAEMON"
 } as const satisfies Partial<Record<keyof Flags, string>>
 
 /**
@@ -493,6 +554,133 @@ export const maxUpstreamDepth = 4
  */
 export const allowWorkspaceUpstreamsVariable = "MCP_RUNTIME_ALLOW_WORKSPACE_UPSTREAMS"
 
+/**
+ * The variable that sets how long a daemon waits without a session before it
+ * exits, in ms (below `daemon start --idle-ms`, above the file's
+ * `daemon.idleMs`; default {@link defaultDaemonIdleMs}).
+ *
+ * **Example**
+ *
+ * ```ts
+ * import { daemonIdleVariable } from "./src/cli/settings.ts"
+ *
+ * daemonIdleVariable // => "MCP_RUNTIME_DAEMON_IDLE_MS"
+ * ```
+ *
+ * @category environment
+ * @since 0.4.0
+ */
+export const daemonIdleVariable = "MCP_RUNTIME_DAEMON_IDLE_MS"
+
+/**
+ * The variable that names the daemon's directory (its socket, pid file and
+ * log), instead of `<state>/mcp-runtime/daemon`.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import { daemonDirVariable } from "./src/cli/settings.ts"
+ *
+ * daemonDirVariable // => "MCP_RUNTIME_DAEMON_DIR"
+ * ```
+ *
+ * @category environment
+ * @since 0.4.0
+ */
+export const daemonDirVariable = "MCP_RUNTIME_DAEMON_DIR"
+
+/**
+ * How long a daemon waits without a session before it exits, by default:
+ * 30 minutes.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import { defaultDaemonIdleMs } from "./src/cli/settings.ts"
+ *
+ * defaultDaemonIdleMs // => 1800000
+ * ```
+ *
+ * @category defaults
+ * @since 0.4.0
+ */
+export const defaultDaemonIdleMs = 30 * 60 * 1000
+
+/**
+ * The daemon's idle time: `value` (a flag, when given), else
+ * `MCP_RUNTIME_DAEMON_IDLE_MS`, else the file's `daemon.idleMs`, else
+ * {@link defaultDaemonIdleMs}; a usage error names the source of a value
+ * that is not a positive whole number.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import * as Option from "effect/Option"
+ * import { daemonIdleMsOf } from "./src/cli/settings.ts"
+ *
+ * const idleMs = daemonIdleMsOf(Option.none(), { MCP_RUNTIME_DAEMON_IDLE_MS: "60000" }, {}) // succeeds with 60000
+ * ```
+ *
+ * @category resolving
+ * @since 0.4.0
+ */
+export const daemonIdleMsOf = (
+  flag: Option.Option<number>,
+  env: Readonly<Record<string, string | undefined>>,
+  config: Config
+): Effect.Effect<number, UsageError> => {
+  if (Option.isSome(flag)) {
+    return flag.value >= 1
+      ? Effect.succeed(flag.value)
+      : Effect.fail(new UsageError({ message: `--idle-ms ${flag.value}: must be at least 1` }))
+  }
+  const value = env[daemonIdleVariable]?.trim()
+  if (value !== undefined && value !== "") {
+    return /^\d+$/.test(value) && Number(value) >= 1
+      ? Effect.succeed(Number(value))
+      : Effect.fail(
+          new UsageError({ message: `${daemonIdleVariable}=${value}: expected a whole number of ms, at least 1` })
+        )
+  }
+  return Effect.succeed(config.daemon?.idleMs ?? defaultDaemonIdleMs)
+}
+
+/**
+ * The environment variables settings resolution reads, for a configuration:
+ * every `MCP_RUNTIME_*` variable present in `env`, `XDG_STATE_HOME` and
+ * `HOME` (the state directory), and the variables named by `${NAME}` in the
+ * `env` and `headers` of the configuration's upstreams — the environment a
+ * daemon needs to resolve a session's settings exactly as the session's own
+ * process would.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import { variablesRead } from "./src/cli/settings.ts"
+ *
+ * variablesRead({ MCP_RUNTIME_TIMEOUT_MS: "1000", PATH: "/bin" }, {}) // => { MCP_RUNTIME_TIMEOUT_MS: "1000" }
+ * ```
+ *
+ * @category environment
+ * @since 0.4.0
+ */
+export const variablesRead = (
+  env: Readonly<Record<string, string | undefined>>,
+  config: Config
+): Record<string, string> => {
+  const named = new Set(["XDG_STATE_HOME", "HOME"])
+  for (const upstream of Object.values(config.upstreams ?? {})) {
+    for (const value of [...Object.values(upstream.env ?? {}), ...Object.values(upstream.headers ?? {})]) {
+      for (const match of value.matchAll(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g)) named.add(match[1]!)
+    }
+  }
+  const out: Record<string, string> = {}
+  for (const [name, value] of Object.entries(env)) {
+    if (value !== undefined && (name.startsWith("MCP_RUNTIME_") || named.has(name))) out[name] = value
+  }
+  return out
+}
+
 const integerKeys = [
   "port",
   "maxMessageBytes",
@@ -535,6 +723,24 @@ const fromEnvironment = (
         )
       }
       out.transport = Option.some(transport)
+    }
+    const front = get("front")
+    if (front !== undefined) {
+      if (front !== "tools" && front !== "request") {
+        return Effect.fail(
+          new UsageError({ message: `${environmentVariables.front}=${front}: expected tools or request` })
+        )
+      }
+      out.front = Option.some(front)
+    }
+    const daemon = get("daemon")
+    if (daemon !== undefined) {
+      if (daemon !== "auto" && daemon !== "off") {
+        return Effect.fail(
+          new UsageError({ message: `${environmentVariables.daemon}=${daemon}: expected auto or off` })
+        )
+      }
+      out.daemon = Option.some(daemon)
     }
     const onOverload = get("onOverload")
     if (onOverload !== undefined) {
@@ -637,7 +843,9 @@ const flagNames: Record<keyof Flags, string> = {
   allowedOrigins: "--allowed-origins",
   sessionIdleMs: "--session-idle-ms",
   resumeGraceMs: "--resume-grace-ms",
-  auditLog: "--audit-log"
+  auditLog: "--audit-log",
+  front: "--front",
+  daemon: "--daemon"
 }
 
 const logLevelNames: Record<string, LogLevel.LogLevel> = {
@@ -725,6 +933,18 @@ export const resolve = Effect.fnUntraced(function* (input: {
   }
   const flag = <A>(value: Option.Option<A>, fallback: A | undefined): A | undefined =>
     Option.getOrElse(value, () => fallback)
+  // The daemon serves stdio sessions only: an HTTP server is a long-lived process already.
+  const daemonMode = Option.getOrElse(flags.daemon, () => config.daemon?.mode ?? "off")
+  if (daemonMode === "auto" && transport === "http") {
+    return yield* new UsageError({
+      message: Option.isSome(flags.daemon)
+        ? `${names.daemon === "--daemon" ? "--daemon auto" : `${names.daemon}=auto`} applies to --transport stdio ` +
+          `only (an HTTP server is already a long-lived process); pass --daemon off`
+        : `${file}: $.daemon.mode "auto" applies to --transport stdio only (an HTTP server is already a ` +
+          `long-lived process); pass --daemon off`
+    })
+  }
+  const requestDefaults = RequestFront.Settings.defaultValue()
   const fileLimits = config.limits ?? {}
   const policy: Settings["policy"] = {
     timeout: limit(flag(flags.timeoutMs, fileLimits.timeoutMs)),
@@ -847,6 +1067,12 @@ export const resolve = Effect.fnUntraced(function* (input: {
     },
     upstreams: yield* resolveUpstreams(config, root, input.env, file, input.configFromRoot === true),
     upstreamDepth: upstreamDepthOf(input.env),
+    front: Option.getOrElse(flags.front, () => config.front ?? "tools"),
+    request: {
+      maxOps: config.request?.maxOps ?? requestDefaults.maxOps,
+      maxDepth: config.request?.maxDepth ?? requestDefaults.maxDepth
+    },
+    daemon: { mode: daemonMode, idleMs: yield* daemonIdleMsOf(Option.none(), input.env, config) },
     http: {
       port: flag(flags.port, http.port),
       host: flag(flags.host, http.host),

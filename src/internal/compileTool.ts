@@ -67,6 +67,10 @@ export interface CompiledTool {
   ) => Effect.Effect<CallToolResult, MissingRequiredClientCapability, RequestContext>
   /** Whether the tool may run as a task (`Tool.make`'s `task`). */
   readonly task: Tool.TaskSupport | undefined
+  /** The keys a call with these arguments writes (`Tool.make`'s `writeKey`); none when they do not decode. */
+  readonly writeKeys: (args: unknown) => ReadonlyArray<string>
+  /** How the request front presents the output (`Tool.make`'s `presentation`): `agent` unless the tool says. */
+  readonly presentation: "agent" | "verbose"
 }
 
 /** Why a tool's Schemas cannot be published. */
@@ -653,6 +657,22 @@ export const compileTool = (
             ? Effect.failCause(cause as Cause.Cause<never>)
             : onFailure(cause)
       }) as Effect.Effect<CallToolResult, MissingRequiredClientCapability, RequestContext>,
-    task: tool.task
+    task: tool.task,
+    writeKeys: (args) => {
+      if (tool.writeKey === undefined) return noKeys
+      // The `confirm` argument the runtime adds is not the tool's: decoded without it, as the call will be.
+      let given = args === undefined ? {} : args
+      if (confirms && typeof given === "object" && given !== null && Confirmation.argument in given) {
+        const { [Confirmation.argument]: _, ...rest } = given as Record<string, unknown>
+        given = rest
+      }
+      const decoded = decode(given)
+      if (Exit.isFailure(decoded)) return noKeys
+      const keys = tool.writeKey(decoded.value)
+      return keys === undefined ? noKeys : typeof keys === "string" ? [keys] : keys
+    },
+    presentation: tool.presentation ?? "agent"
   }
 }
+
+const noKeys: ReadonlyArray<string> = []

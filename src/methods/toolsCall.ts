@@ -379,6 +379,14 @@ const confirmed = (
 ): Effect.Effect<Method.RawJson, MissingRequiredClientCapability, RequestContext | Client> => {
   const request = answering.request
   if (!tool.confirms) return call(tool, params, answering, context, audit)
+  // The request front asked the user once for the whole request (see NestedCall's `confirmed`).
+  if (request.confirmed === true) {
+    if (params.arguments === undefined || !(Confirmation.argument in params.arguments)) {
+      return call(tool, params, answering, context, audit)
+    }
+    const { [Confirmation.argument]: _, ...rest } = params.arguments
+    return call(tool, { name: params.name, arguments: rest }, answering, context, audit)
+  }
   // Invalid arguments are answered before anyone is asked to confirm the call.
   if (params.arguments !== undefined) {
     const { [Confirmation.argument]: _, ...rest } = params.arguments

@@ -18,6 +18,7 @@ import * as Kernel from "../Kernel.ts"
 import type { CallToolResult } from "../McpSchema.ts"
 import * as McpServer from "../McpServer.ts"
 import * as ProtocolVersion from "../ProtocolVersion.ts"
+import type * as Method from "../Method.ts"
 import { makeMemory, Transport } from "../Transport.ts"
 
 export {
@@ -195,6 +196,11 @@ export interface Options {
   readonly maxMessageBytes?: number | undefined
   /** The kernel's page size for every list (default 1000): a small one makes the list helpers follow cursors. */
   readonly pageSize?: number | undefined
+  /**
+   * The server's method table (default `defaultMethods`), e.g.
+   * `RequestFront.methods` to test through the request front. Since 0.4.0.
+   */
+  readonly methods?: ReadonlyArray<Method.Any> | undefined
 }
 
 /**
@@ -369,7 +375,11 @@ export const make = <E, R>(
     )
     const kernel = yield* Effect.provide(Effect.service(Kernel.Kernel), context)
     const { client, closeOutput, transport } = yield* makeMemory({ maxMessageBytes: options.maxMessageBytes })
-    yield* McpServer.serve().pipe(
+    yield* (
+      McpServer.serve(options.methods === undefined ? {} : { methods: options.methods }) as ReturnType<
+        typeof McpServer.serve
+      >
+    ).pipe(
       Effect.provideService(Transport, transport),
       Effect.provide(context),
       Effect.ensuring(closeOutput),
