@@ -8,8 +8,9 @@
  * string, blocks joined with a line break); otherwise its content blocks as
  * they are (images, resources).
  *
- * The `agent` form keeps every value and changes only the layout: object
- * fields whose value is `null`, `""`, `[]` or `{}` are left out, and an array
+ * The `agent` form changes only the layout: object fields whose value is
+ * `null`, `false`, `""`, `[]` or `{}` are left out (an absent field reads as
+ * empty or false), and an array
  * of two or more objects becomes a table — `{"$cols":[…],"$rows":[[…],…]}`,
  * the keys written once instead of once per item — whenever the table is
  * shorter. Strings, numbers and booleans are never changed.
@@ -83,6 +84,7 @@ const isPlainObject = (value: unknown): value is Record<string, unknown> =>
 
 const isEmpty = (value: unknown): boolean =>
   value === null ||
+  value === false ||
   value === "" ||
   (Array.isArray(value) && value.length === 0) ||
   (isPlainObject(value) && Object.keys(value).length === 0)
@@ -131,16 +133,16 @@ const tabulate = (items: ReadonlyArray<unknown>): unknown => {
 }
 
 /**
- * The `agent` form of a canonical output: empty fields left out, arrays of
- * objects as tables when that is shorter; every string, number and boolean
- * kept as it is.
+ * The `agent` form of a canonical output: empty and false fields left out,
+ * arrays of objects as tables when that is shorter; every string, number and
+ * `true` kept as it is (array items are never left out).
  *
  * **Example**
  *
  * ```ts
  * import { compact } from "effect-mcp-runtime/Presentation"
  *
- * compact({ path: "a.ts", note: null, tags: [] }) // => { path: "a.ts" }
+ * compact({ path: "a.ts", note: null, tags: [], truncated: false }) // => { path: "a.ts" }
  * compact([{ name: "a", size: 1 }, { name: "b", size: 2 }])
  * // => { $cols: ["name", "size"], $rows: [["a", 1], ["b", 2]] }
  * ```

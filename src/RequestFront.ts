@@ -192,8 +192,9 @@ const description = (names: ReadonlyArray<string>): string =>
   '[{"verb":"...","args":{...}}] with `mode` "parallel" (default) or "chain". Call request(help=true) for ' +
   'the verbs with one line each, and ops="verb(help=true)" for a verb\'s arguments and an example (it does ' +
   'not run). The answer is {"results":[...],"summary":{"total","succeeded","failed","aborted"}}, one result ' +
-  "per op, in order; a failed op says why and what to do. `presentation`: agent (compact, default), verbose " +
-  `or human. Verbs: ${describeVerbs(names)}.`
+  "per op, in order; a failed op says why and what to do. `presentation`: agent (default: fields that are " +
+  'null, false or empty are left out, and arrays of objects are {"$cols":[...],"$rows":[[...]]} tables), ' +
+  `verbose or human (each tool's output as it gave it). Verbs: ${describeVerbs(names)}.`
 
 const inputSchema = (confirms: boolean) => ({
   type: "object",
@@ -458,7 +459,7 @@ const verbList = (kernel: Kernel["Service"], mode: Presentation.Mode): CallToolR
     }
   }
   const structured = { verbs }
-  return { content: [{ type: "text", text: JSON.stringify(structured, null, 2) }], structuredContent: structured }
+  return { content: [{ type: "text", text: JSON.stringify(structured) }], structuredContent: structured }
 }
 
 // ---------------------------------------------------------------------------
@@ -845,7 +846,7 @@ const confirmAll = (
   })
 
 const textResult = (value: unknown, mode: Presentation.Mode, isError: boolean): CallToolResult => ({
-  content: [{ type: "text", text: mode === "agent" ? JSON.stringify(value) : JSON.stringify(value, null, 2) }],
+  content: [{ type: "text", text: JSON.stringify(value) }],
   ...(mode === "agent" ? {} : { structuredContent: value as Record<string, unknown> }),
   ...(isError ? { isError: true } : {})
 })

@@ -517,6 +517,11 @@ describe("settings.resolve: the front and the daemon", () => {
         problems.map((p) => p.path),
         ["$.front", "$.request.maxOps", "$.request.maxDepth", "$.daemon.mode", "$.daemon.idleMs"]
       )
+      const tooBig = yield* problemsOf(JSON.stringify({ request: { maxOps: 10_001, maxDepth: 257 } }))
+      assert.sameMembers(
+        tooBig.map((p) => p.path),
+        ["$.request.maxOps", "$.request.maxDepth"]
+      )
       const bad = (env: Record<string, string>) => Effect.flip(resolveWith({}, env))
       assert.include(
         (yield* bad({ MCP_RUNTIME_FRONT: "rpc" })).message,

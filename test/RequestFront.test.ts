@@ -11,9 +11,11 @@ import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
+import { TestClock } from "effect/testing"
 import { SystemCapability } from "../capabilities/system/index.ts"
 import { AuditLog, type Call } from "../src/AuditLog.ts"
 import * as Capability from "../src/Capability.ts"
+import * as Policy from "../src/Policy.ts"
 import { Gate, fromRules } from "../src/Gate.ts"
 import * as RequestFront from "../src/RequestFront.ts"
 import * as ServerConfig from "../src/ServerConfig.ts"
@@ -79,7 +81,9 @@ const toolsFor = (c: Counters) =>
             files: Schema.Array(
               Schema.Struct({ name: Schema.String, size: Schema.Finite, note: Schema.NullOr(Schema.String) })
             ),
-            cursor: Schema.NullOr(Schema.String)
+            cursor: Schema.NullOr(Schema.String),
+            truncated: Schema.Boolean,
+            complete: Schema.Boolean
           })
         }).pipe(
           Tool.handle(() =>
@@ -91,7 +95,9 @@ const toolsFor = (c: Counters) =>
                 { name: "d.ts", size: 4, note: null },
                 { name: "e.ts", size: 5, note: null }
               ],
-              cursor: null
+              cursor: null,
+              truncated: false,
+              complete: true
             })
           )
         ),
@@ -450,12 +456,14 @@ describe("RequestFront: presentation", () => {
             ["d.ts", 4, null],
             ["e.ts", 5, null]
           ]
-        }
+        },
+        complete: true
       })
       assert.isUndefined(agent.structuredContent)
       const verbose = yield* client.callTool("request", { ops: "t_listing()", presentation: "verbose" })
       const canonical = (envelopeOf(verbose).results[0] as any).output
       assert.deepStrictEqual(canonical.files[0], { name: "a.ts", size: 1, note: null })
+      assert.strictEqual(canonical.truncated, false)
       assert.deepStrictEqual(verbose.structuredContent, envelopeOf(verbose) as any)
       assert.isBelow(TestClient.text(agent).length, TestClient.text(verbose).length)
       const human = yield* client.callTool("request", { ops: "t_listing()", presentation: "human" })
@@ -749,5 +757,37 @@ describe("RequestFront: review cases", () => {
       const newer = yield* serverWith(counters(), { protocolVersion: "2025-06-18" })
       assert.strictEqual((yield* newer.listTools)[0].title, "Request")
     }).pipe(Effect.scoped, Effect.provide(quiet))
+  )
+
+  it.effect("ops take server-wide slots as tools/calls do: with one slot they queue, and all run", () =>
+    Effect.gen(function* () {
+      const c = counters()
+      const client = yield* serverWith(c)
+      const envelope = yield* request(client, { ops: "t_add(a=1, b=1); t_add(a=2, b=2); t_add(a=3, b=3)" })
+      assert.strictEqual(envelope.summary.succeeded, 3)
+      assert.strictEqual(c.runs.add, 3)
+    }).pipe(Effect.scoped, Effect.provide(Layer.merge(quiet, Policy.layer({ maxConcurrent: 1 }))))
+  )
+
+  it.effect("with one slot and no queue, an op beyond the slot is overloaded on its own", () =>
+    Effect.gen(function* () {
+      const started = yield* Deferred.make<void>()
+      const c = counters(started)
+      const client = yield* serverWith(c)
+      const { response } = yield* client.send("tools/call", {
+        name: "request",
+        arguments: { ops: "t_slow(); t_slow()" }
+      })
+      const waiting = yield* Effect.forkChild(response)
+      yield* Deferred.await(started)
+      yield* Effect.yieldNow
+      yield* TestClock.adjust("1 minute")
+      const envelope = envelopeOf(yield* Fiber.join(waiting))
+      invariant(envelope)
+      assert.deepStrictEqual(envelope.results.map((result: any) => (result.ok ? "ok" : result.error.code)).sort(), [
+        "ok",
+        "overloaded"
+      ])
+    }).pipe(Effect.scoped, Effect.provide(Layer.merge(quiet, Policy.layer({ maxConcurrent: 1, onOverload: "reject" }))))
   )
 })

@@ -179,8 +179,16 @@ export const ConfigFile = Schema.Struct({
   ),
   request: Schema.optional(
     Schema.Struct({
-      maxOps: Schema.optional(PositiveInt.annotate({ description: "The request front's most operations per request" })),
-      maxDepth: Schema.optional(PositiveInt.annotate({ description: "The request front's deepest nesting" }))
+      maxOps: Schema.optional(
+        PositiveInt.check(Schema.isLessThanOrEqualTo(10_000)).annotate({
+          description: "The request front's most operations per request (at most 10000)"
+        })
+      ),
+      maxDepth: Schema.optional(
+        PositiveInt.check(Schema.isLessThanOrEqualTo(256)).annotate({
+          description: "The request front's deepest nesting of a value (at most 256)"
+        })
+      )
     })
   ),
   daemon: Schema.optional(
