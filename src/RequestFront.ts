@@ -46,6 +46,7 @@ import { toolsCall } from "./methods/toolsCall.ts"
 import { toolsList } from "./methods/toolsList.ts"
 import * as NestedCall from "./NestedCall.ts"
 import * as Presentation from "./Presentation.ts"
+import * as Progress from "./Progress.ts"
 import * as ProtocolVersion from "./ProtocolVersion.ts"
 import { RequestContext } from "./RequestContext.ts"
 import * as RequestDsl from "./RequestDsl.ts"
@@ -530,8 +531,20 @@ const runPlan = (
   program: RequestDsl.Program,
   mode: Presentation.Mode,
   audited: (index: number, args: unknown, outcome: string) => Effect.Effect<void>
-): Effect.Effect<ReadonlyArray<OpResult>, never, RequestContext> => {
+): Effect.Effect<ReadonlyArray<OpResult>, never, RequestContext | Progress.Progress> => {
   const results: Array<OpResult | undefined> = planned.map(() => undefined)
+  // Each op's end is a progress report to a client that asked for progress: "<n> of <total>: <verb> ok".
+  let done = 0
+  const settle = (index: number, result: OpResult) =>
+    Effect.suspend(() => {
+      results[index] = result
+      done += 1
+      return Progress.report({
+        progress: done,
+        total: planned.length,
+        message: `${result.verb} ${result.ok ? "ok" : "aborted" in result ? "aborted" : result.error.code}`
+      })
+    })
   // Write keys claimed, by op index: static ones now, the ones that depend on `$prev` when their step runs.
   const claims = new Map<string, Array<number>>()
   const claim = (key: string, index: number) => {
@@ -551,14 +564,14 @@ const runPlan = (
     if (result === undefined || result.ok) return true
     return !("aborted" in result) && !notRun.has(result.error.code)
   }
-  const runPipeline = (indices: ReadonlyArray<number>): Effect.Effect<void, never, RequestContext> =>
+  const runPipeline = (
+    indices: ReadonlyArray<number>
+  ): Effect.Effect<void, never, RequestContext | Progress.Progress> =>
     Effect.gen(function* () {
       let prev: unknown = undefined
       let failedVerb: string | undefined
-      const stop = (index: number, args: unknown, result: OpResult & { readonly ok: false }) => {
-        results[index] = result
-        return audited(index, args, "aborted" in result ? "aborted" : result.error.code)
-      }
+      const stop = (index: number, args: unknown, result: OpResult & { readonly ok: false }) =>
+        Effect.andThen(settle(index, result), audited(index, args, "aborted" in result ? "aborted" : result.error.code))
       for (const index of indices) {
         const entry = planned[index]!
         const verb = entry.tool.name
@@ -588,7 +601,7 @@ const runPlan = (
         const args = resolved.success
         if (entry.help) {
           const help = verbHelp(entry.tool)
-          results[index] = { verb, ok: true, output: help }
+          yield* settle(index, { verb, ok: true, output: help })
           prev = help
           continue
         }
@@ -634,17 +647,17 @@ const runPlan = (
           )
         )
         if ("defect" in outcome) {
-          results[index] = { verb, ok: false, error: outcome.defect }
+          yield* settle(index, { verb, ok: false, error: outcome.defect })
           failedVerb = verb
           continue
         }
         if (outcome.result.isError === true) {
-          results[index] = { verb, ok: false, error: errorOf(outcome.result) }
+          yield* settle(index, { verb, ok: false, error: errorOf(outcome.result) })
           failedVerb = verb
           continue
         }
         const output = Presentation.canonical(outcome.result)
-        results[index] = { verb, ok: true, output: Presentation.present(output, mode, entry.tool.presentation) }
+        yield* settle(index, { verb, ok: true, output: Presentation.present(output, mode, entry.tool.presentation) })
         prev = output
       }
     })

@@ -790,4 +790,24 @@ describe("RequestFront: review cases", () => {
       ])
     }).pipe(Effect.scoped, Effect.provide(Layer.merge(quiet, Policy.layer({ maxConcurrent: 1, onOverload: "reject" }))))
   )
+
+  it.effect("each op's end is a progress report to a client that asked for progress", () =>
+    Effect.gen(function* () {
+      const client = yield* serverWith()
+      const reports: Array<TestClient.ProgressReport> = []
+      yield* client.callTool(
+        "request",
+        { ops: "t_add(a=1, b=1) | t_fail() | t_add(a=1, b=1)" },
+        { onProgress: (report) => Effect.sync(() => void reports.push(report)) }
+      )
+      assert.deepStrictEqual(
+        reports.map((report) => [report.progress, report.total, report.message]),
+        [
+          [1, 3, "t_add ok"],
+          [2, 3, "t_fail broken"],
+          [3, 3, "t_add aborted"]
+        ]
+      )
+    }).pipe(Effect.scoped, Effect.provide(Layer.merge(quiet, Policy.layer({ progressInterval: 0 }))))
+  )
 })
