@@ -810,4 +810,65 @@ describe("RequestFront: review cases", () => {
       )
     }).pipe(Effect.scoped, Effect.provide(Layer.merge(quiet, Policy.layer({ progressInterval: 0 }))))
   )
+
+  it.effect("envelope invariants over 60 generated requests: counts, order, chain aborts, parallel independence", () =>
+    Effect.gen(function* () {
+      const client = yield* serverWith()
+      // A small deterministic generator (mulberry32).
+      let seed = 20261125
+      const random = () => {
+        seed = (seed + 0x6d2b79f5) | 0
+        let t = Math.imul(seed ^ (seed >>> 15), 1 | seed)
+        t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
+        return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+      }
+      const pick = <A>(items: ReadonlyArray<A>): A => items[Math.floor(random() * items.length)]!
+      // Each step: what it is, and whether it fails when it runs.
+      const first = [
+        { text: "t_add(a=1, b=2)", fails: false },
+        { text: "t_fail()", fails: true },
+        { text: 't_add(a="x", b=2)', fails: true },
+        { text: "t_key()", fails: false }
+      ]
+      const later = [
+        ...first,
+        { text: "t_add(a=$prev.sum, b=1)", fails: "unless-sum" as const },
+        { text: "system_echo(text=$prev.key)", fails: "unless-key" as const }
+      ]
+      for (let n = 0; n < 60; n++) {
+        const pipelines = Array.from({ length: 1 + Math.floor(random() * 3) }, () =>
+          Array.from({ length: 1 + Math.floor(random() * 4) }, (_, step) => (step === 0 ? pick(first) : pick(later)))
+        )
+        const ops = pipelines.map((steps) => steps.map((step) => step.text).join(" | ")).join("; ")
+        const envelope = yield* request(client, { ops })
+        invariant(envelope)
+        // Expected, step by step: a chain runs until a step fails; the steps after it are aborted.
+        const expected: Array<string> = []
+        for (const steps of pipelines) {
+          let failed = false
+          let prevHas: "sum" | "key" | "other" = "other"
+          for (const step of steps) {
+            if (failed) {
+              expected.push("aborted")
+              continue
+            }
+            const fails =
+              step.fails === "unless-sum"
+                ? prevHas !== "sum"
+                : step.fails === "unless-key"
+                  ? prevHas !== "key"
+                  : step.fails
+            expected.push(fails ? "failed" : "ok")
+            failed = fails
+            prevHas = step.text.startsWith("t_add(") ? "sum" : step.text.startsWith("t_key") ? "key" : "other"
+          }
+        }
+        assert.deepStrictEqual(
+          envelope.results.map((result: any) => (result.ok ? "ok" : result.aborted === true ? "aborted" : "failed")),
+          expected,
+          ops
+        )
+      }
+    }).pipe(Effect.scoped, Effect.provide(quiet))
+  )
 })
