@@ -1,7 +1,8 @@
 /**
  * `serve --daemon auto`'s proxy in process: what it reads from the messages
- * that pass (requests in flight, the session to replay), and the session
- * moving into a real in-process server when the daemon is lost.
+ * that pass (requests in flight, the session to replay, the lines the daemon
+ * may not have read), the session moving into a real in-process server when
+ * the daemon drains or is lost, and the bounded wait after the end of input.
  */
 import { assert, describe, it } from "@effect/vitest"
 import type * as Cause from "effect/Cause"
@@ -10,6 +11,7 @@ import * as Fiber from "effect/Fiber"
 import * as Queue from "effect/Queue"
 import * as References from "effect/References"
 import * as Stream from "effect/Stream"
+import * as Protocol from "../src/internal/daemonProtocol.ts"
 import * as DaemonProxy from "../src/internal/daemonProxy.ts"
 import * as Kernel from "../src/Kernel.ts"
 import * as McpServer from "../src/McpServer.ts"
@@ -112,34 +114,40 @@ describe("daemon proxy: the tracker", () => {
   })
 })
 
-/** A fake daemon connection: what the proxy writes to it, and what it sends back. */
-const makeUpstream = Effect.gen(function* () {
-  const toClient = yield* Queue.unbounded<Uint8Array, Cause.Done>()
-  const received: Array<string> = []
-  let ended = false
-  const upstream: DaemonProxy.Upstream = {
-    chunks: Stream.fromQueue(toClient),
-    write: (bytes) =>
-      Effect.sync(() => {
-        received.push(new TextDecoder().decode(bytes))
-        return true
-      }),
-    end: Effect.andThen(
-      Effect.sync(() => {
-        ended = true
-      }),
-      Queue.end(toClient)
-    ),
-    destroy: Effect.void
-  }
-  return {
-    upstream,
-    send: (message: unknown) => Queue.offer(toClient, encode(jsonLine(message))),
-    die: Queue.end(toClient),
-    received: () => received.join(""),
-    ended: () => ended
-  }
-})
+/**
+ * A fake daemon connection: what the proxy writes to it, and what it sends
+ * back. It closes when the proxy ends its side, unless `stays`.
+ */
+const makeUpstreamWith = (options: { readonly stays?: boolean } = {}) =>
+  Effect.gen(function* () {
+    const toClient = yield* Queue.unbounded<Uint8Array, Cause.Done>()
+    const received: Array<string> = []
+    let ended = false
+    const upstream: DaemonProxy.Upstream = {
+      chunks: Stream.fromQueue(toClient),
+      write: (bytes) =>
+        Effect.sync(() => {
+          received.push(new TextDecoder().decode(bytes))
+          return true
+        }),
+      end: Effect.andThen(
+        Effect.sync(() => {
+          ended = true
+        }),
+        options.stays === true ? Effect.void : Queue.end(toClient)
+      ),
+      destroy: Effect.void
+    }
+    return {
+      upstream,
+      toClient,
+      send: (message: unknown) => Queue.offer(toClient, encode(jsonLine(message))),
+      die: Queue.end(toClient),
+      received: () => received.join(""),
+      ended: () => ended
+    }
+  })
+const makeUpstream = makeUpstreamWith()
 
 // The server this process serves with once the daemon is gone: a real one, with no capability.
 const localServer: DaemonProxy.Fallback = (input, send) =>
@@ -161,6 +169,63 @@ const waitFor = <A>(what: string, check: () => A | undefined) =>
     }
     return yield* Effect.die(new Error(`timed out waiting for ${what}`))
   })
+
+describe("daemon proxy: the lines the daemon may not have read", () => {
+  it("numbers the client's lines, keeps those not known to be read, and gives back those after a count", () => {
+    const tracker = DaemonProxy.makeTracker(1024)
+    tracker.clientChunk(encode(jsonLine(initialize)))
+    tracker.clientChunk(encode(jsonLine({ jsonrpc: "2.0", method: "notifications/initialized" })))
+    tracker.clientChunk(encode(jsonLine({ jsonrpc: "2.0", id: 2, method: "ping" }) + "\n"))
+    tracker.clientChunk(encode(jsonLine({ jsonrpc: "2.0", id: 3, method: "tools/list" })))
+    assert.strictEqual(tracker.linesSent(), 5, "every newline counts, a blank line too")
+    // The answer to line 1 shows lines 1 and before were read: they are no longer kept.
+    tracker.serverLine('{"jsonrpc":"2.0","id":1,"result":{}}')
+    const unread = tracker.unread(3).map((bytes) => new TextDecoder().decode(bytes))
+    assert.deepStrictEqual(unread, [jsonLine({ jsonrpc: "2.0", id: 3, method: "tools/list" }).trimEnd()])
+    assert.deepStrictEqual(tracker.inFlight(), ["2"], "the request given back is no longer in flight here")
+    assert.deepStrictEqual(tracker.unread(3), [], "given back once")
+  })
+
+  it("replays the session as it stood after a number of lines", () => {
+    const tracker = DaemonProxy.makeTracker(4096)
+    tracker.clientChunk(encode(jsonLine(initialize)))
+    tracker.clientChunk(encode(jsonLine({ jsonrpc: "2.0", method: "notifications/initialized" })))
+    tracker.clientChunk(
+      encode(jsonLine({ jsonrpc: "2.0", id: 3, method: "logging/setLevel", params: { level: "debug" } }))
+    )
+    tracker.clientChunk(
+      encode(jsonLine({ jsonrpc: "2.0", id: 4, method: "resources/subscribe", params: { uri: "file:///a" } }))
+    )
+    tracker.clientChunk(
+      encode(jsonLine({ jsonrpc: "2.0", id: 5, method: "logging/setLevel", params: { level: "error" } }))
+    )
+    tracker.clientChunk(
+      encode(jsonLine({ jsonrpc: "2.0", id: 6, method: "resources/unsubscribe", params: { uri: "file:///a" } }))
+    )
+    const methods = (lines: ReadonlyArray<string>) =>
+      lines.map((line) => JSON.parse(line)).map((message) => [message.method, message.params?.level ?? null])
+    assert.deepStrictEqual(methods(tracker.replay({ upTo: 4 })), [
+      ["initialize", null],
+      ["notifications/initialized", null],
+      ["logging/setLevel", "debug"],
+      ["resources/subscribe", null]
+    ])
+    assert.deepStrictEqual(methods(tracker.replay()), [
+      ["initialize", null],
+      ["notifications/initialized", null],
+      ["logging/setLevel", "error"]
+    ])
+    assert.deepStrictEqual(tracker.replay({ upTo: 0 }), [], "an initialize the daemon never read is not replayed")
+  })
+
+  it("keeps no more than it may: the oldest lines go first, and their requests stay in flight", () => {
+    const tracker = DaemonProxy.makeTracker(100, 100)
+    for (let id = 1; id <= 4; id++) tracker.clientChunk(encode(jsonLine({ jsonrpc: "2.0", id, method: "ping" })))
+    const unread = tracker.unread(0).map((bytes) => JSON.parse(new TextDecoder().decode(bytes)).id)
+    assert.deepStrictEqual(unread, [3, 4], "40-odd bytes a line: two fit in 100")
+    assert.deepStrictEqual(tracker.inFlight(), ["1", "2"])
+  })
+})
 
 describe("daemon proxy: a session", () => {
   it.live("goes through the daemon, and ends when the client and then the daemon are done", () =>
@@ -236,5 +301,121 @@ describe("daemon proxy: a session", () => {
       )
       assert.strictEqual(output.length, 3)
     })
+  )
+})
+
+/** Runs the proxy over a fake daemon, collecting the client's output. */
+const startProxy = (options: { readonly graceMs?: number; readonly fallback?: DaemonProxy.Fallback } = {}) =>
+  Effect.gen(function* () {
+    const daemon = yield* makeUpstreamWith({ stays: true })
+    const stdin = yield* Queue.unbounded<Uint8Array, Cause.Done>()
+    const output: Array<string> = []
+    const events: Array<string> = []
+    const proxy = yield* Effect.forkChild(
+      DaemonProxy.run({
+        upstream: daemon.upstream,
+        input: Stream.fromQueue(stdin),
+        output: { writeLine: (line) => output.push(line), flush: () => {} },
+        maxMessageBytes: 1 << 20,
+        graceMs: options.graceMs ?? 1000,
+        fallback: options.fallback ?? localServer,
+        onLost: Effect.sync(() => events.push("lost")),
+        onDraining: (linesRead) => Effect.sync(() => events.push(`draining ${linesRead}`))
+      })
+    )
+    const answerOf = (id: number) =>
+      waitFor(`the answer to ${id}`, () => {
+        const line = output.find((line) => line.startsWith(`{"jsonrpc":"2.0","id":${id},`))
+        return line === undefined ? undefined : JSON.parse(line)
+      })
+    return {
+      daemon,
+      stdin,
+      output,
+      events,
+      proxy,
+      answerOf,
+      write: (message: unknown) => Queue.offer(stdin, encode(jsonLine(message)))
+    }
+  })
+
+describe("daemon proxy: the daemon drains, the input ends", () => {
+  it.live("draining: the lines the daemon did not read go to this process; its answers to the rest still arrive", () =>
+    Effect.gen(function* () {
+      const { answerOf, daemon, events, output, proxy, stdin, write } = yield* startProxy()
+      yield* write(initialize)
+      yield* waitFor("initialize at the daemon", () => (daemon.received().includes("initialize") ? true : undefined))
+      yield* daemon.send({ jsonrpc: "2.0", id: 1, result: { protocolVersion: "2025-06-18", capabilities: {} } })
+      yield* write({ jsonrpc: "2.0", method: "notifications/initialized" })
+      // Line 3: read by the daemon, which answers it later; line 4 and the start of line 5: never read.
+      yield* write({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "slow" } })
+      yield* Queue.offer(stdin, encode(`${jsonLine({ jsonrpc: "2.0", id: 3, method: "ping" })}{"jsonrpc":"2.0",`))
+      yield* waitFor("line 4 at the daemon", () => (daemon.received().includes('"id":3') ? true : undefined))
+      yield* Queue.offer(daemon.toClient, encode(`${Protocol.drainingLine(3)}\n`))
+      const pong = yield* answerOf(3)
+      assert.deepStrictEqual(pong, { jsonrpc: "2.0", id: 3, result: {} }, "answered in this process, not with an error")
+      // The rest of the line in progress, and a new request: this process answers both.
+      yield* Queue.offer(stdin, encode(`"id":4,"method":"ping"}\n`))
+      assert.deepStrictEqual(yield* answerOf(4), { jsonrpc: "2.0", id: 4, result: {} })
+      yield* write({ jsonrpc: "2.0", id: 5, method: "ping" })
+      assert.deepStrictEqual(yield* answerOf(5), { jsonrpc: "2.0", id: 5, result: {} })
+      assert.isFalse(daemon.received().includes('"id":5'), "nothing more goes to a draining daemon")
+      // The daemon still answers what it read, then closes.
+      yield* daemon.send({ jsonrpc: "2.0", id: 2, result: { content: [] } })
+      assert.deepStrictEqual(yield* answerOf(2), { jsonrpc: "2.0", id: 2, result: { content: [] } })
+      yield* daemon.die
+      yield* Queue.end(stdin)
+      yield* Fiber.join(proxy)
+      assert.deepStrictEqual(events, ["draining 3"])
+      assert.isUndefined(
+        output.find((line) => line.includes(String(DaemonProxy.lostCode)) || line.includes("mcpRuntimeDaemon")),
+        "no error, and the control line is not forwarded"
+      )
+      assert.isUndefined(output.find((line) => line.includes("mcp-runtime-replay")))
+      assert.strictEqual(output.filter((line) => line.includes('"id":1,')).length, 1, "initialize answered once")
+    })
+  )
+
+  it.live("lost while initialize is in flight: this process answers it, with its own id; no error for it", () =>
+    Effect.gen(function* () {
+      const { answerOf, daemon, events, output, proxy, stdin, write } = yield* startProxy()
+      yield* write(initialize)
+      yield* waitFor("initialize at the daemon", () => (daemon.received().includes("initialize") ? true : undefined))
+      yield* daemon.die
+      const result = yield* answerOf(1)
+      assert.strictEqual(result.result.protocolVersion, "2025-06-18", "the in-process server's answer")
+      yield* write({ jsonrpc: "2.0", method: "notifications/initialized" })
+      yield* write({ jsonrpc: "2.0", id: 2, method: "ping" })
+      assert.deepStrictEqual(yield* answerOf(2), { jsonrpc: "2.0", id: 2, result: {} })
+      yield* Queue.end(stdin)
+      yield* Fiber.join(proxy)
+      assert.deepStrictEqual(events, ["lost"])
+      assert.strictEqual(output.filter((line) => line.includes('"id":1,')).length, 1, "one answer, no error")
+    })
+  )
+
+  it.live(
+    "after the end of input, the daemon has the grace period; then what it left gets an error and serve ends",
+    () =>
+      Effect.gen(function* () {
+        const { answerOf, daemon, output, proxy, stdin, write } = yield* startProxy({ graceMs: 200 })
+        yield* write({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "forever" } })
+        yield* waitFor("the call at the daemon", () => (daemon.received().includes("forever") ? true : undefined))
+        yield* Queue.end(stdin)
+        yield* waitFor("the half-close", () => (daemon.ended() ? true : undefined))
+        // The daemon neither answers nor closes.
+        yield* Fiber.join(proxy).pipe(
+          Effect.timeoutOrElse({
+            duration: 2000,
+            orElse: () => Effect.die(new Error("serve waited past the grace period"))
+          })
+        )
+        const error = yield* answerOf(1)
+        assert.strictEqual(error.error.code, DaemonProxy.lostCode)
+        assert.include(error.error.message, "shutdown grace period")
+        // What the daemon sends afterwards is not delivered.
+        yield* daemon.send({ jsonrpc: "2.0", id: 1, result: {} })
+        assert.strictEqual(output.length, 1)
+      })
   )
 })

@@ -1,7 +1,9 @@
 /**
  * The warm daemon's registry in process, on the TestClock: one server per
  * key shared by its sessions, closed after the idle time without a session,
- * rebuilt after that or after a failed build; the daemon's own idle timer.
+ * rebuilt after that, after a failed build or after a build that did not
+ * finish in time; the daemon's own idle timer, held off by any open
+ * connection; the session slots (busy) and stopping.
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as Deferred from "effect/Deferred"
@@ -39,7 +41,14 @@ const openSession = (
 ) =>
   Effect.gen(function* () {
     const scope = yield* Scope.make()
-    const opened = yield* Scope.provide(scope)(registry.session(key, info(`/srv/${key}`), build)).pipe(
+    // As the daemon does: the connection counts, a slot is taken, then the server is looked up or built.
+    const opened = yield* Scope.provide(scope)(
+      Effect.gen(function* () {
+        yield* registry.connection
+        assert.strictEqual(yield* registry.reserve(256), "ok")
+        return yield* registry.session(key, info(`/srv/${key}`), build)
+      })
+    ).pipe(
       // As the daemon does: a session that fails ends with its scope.
       Effect.tapCause(() => Scope.close(scope, Exit.void))
     )
@@ -83,6 +92,94 @@ describe("daemon registry: idle exit", () => {
   )
 })
 
+describe("daemon registry: connections, slots and stopping", () => {
+  it.effect(
+    "a connection in its handshake holds the idle timer off; once it closes, the timer keeps its deadline",
+    () =>
+      Effect.gen(function* () {
+        const registry = yield* Registry.make<string, string>({ idleMs: 1000 })
+        const idle = yield* Effect.forkChild(registry.idle)
+        yield* TestClock.adjust(900)
+        const scope = yield* Scope.make()
+        yield* Scope.provide(scope)(registry.connection)
+        yield* TestClock.adjust(5000)
+        yield* settle
+        assert.isUndefined(idle.pollUnsafe(), "not idle while a connection is open")
+        assert.isFalse(registry.isStopping())
+        // A connection that was not a session (a status request, a refused handshake) does not push the deadline.
+        yield* Scope.close(scope, Exit.void)
+        yield* settle
+        yield* Fiber.join(idle)
+        assert.isTrue(registry.isStopping())
+      })
+  )
+
+  it.effect("going idle marks the registry stopping in the same step: no slot is given after it", () =>
+    Effect.gen(function* () {
+      const registry = yield* Registry.make<string, string>({ idleMs: 1000 })
+      yield* TestClock.adjust(1000)
+      yield* settle
+      assert.isTrue(registry.isStopping())
+      const slot = yield* Effect.scoped(registry.reserve(256))
+      assert.strictEqual(slot, "stopping")
+    })
+  )
+
+  it.effect("stop marks the registry stopping at once, and the idle timer never fires after it", () =>
+    Effect.gen(function* () {
+      const registry = yield* Registry.make<string, string>({ idleMs: 1000 })
+      const idle = yield* Effect.forkChild(registry.idle)
+      yield* registry.stop
+      assert.isTrue(registry.isStopping())
+      assert.strictEqual(yield* Effect.scoped(registry.reserve(256)), "stopping")
+      yield* TestClock.adjust(10_000)
+      yield* settle
+      assert.isUndefined(idle.pollUnsafe())
+    })
+  )
+
+  it.effect("slots are taken and counted in one step: of many at once, exactly `max` get one", () =>
+    Effect.gen(function* () {
+      const registry = yield* Registry.make<string, string>({ idleMs: 1000 })
+      const scope = yield* Scope.make()
+      const slots = yield* Effect.all(
+        Array.from({ length: 5 }, () => Scope.provide(scope)(registry.reserve(2))),
+        { concurrency: "unbounded" }
+      )
+      assert.deepStrictEqual([...slots].sort(), ["busy", "busy", "busy", "ok", "ok"])
+      assert.strictEqual((yield* registry.snapshot).sessions, 2)
+      yield* Scope.close(scope, Exit.void)
+      assert.strictEqual((yield* registry.snapshot).sessions, 0)
+      assert.strictEqual(yield* Effect.scoped(registry.reserve(2)), "ok")
+    })
+  )
+
+  it.effect("a build that never finishes fails after buildTimeoutMs, is not kept, and does not hold idle exit", () =>
+    Effect.gen(function* () {
+      const registry = yield* Registry.make<string, string>({ idleMs: 1000, buildTimeoutMs: 60_000 })
+      const stuck = yield* Effect.forkChild(Effect.flip(openSession(registry, "a", Effect.never)))
+      yield* settle
+      assert.strictEqual((yield* registry.snapshot).warm[0]?.state, "building")
+      yield* TestClock.adjust(59_999)
+      yield* settle
+      assert.isUndefined(stuck.pollUnsafe())
+      yield* TestClock.adjust(1)
+      const error = yield* Fiber.join(stuck)
+      assert.instanceOf(error, Registry.BuildTimeout)
+      assert.include((error as Registry.BuildTimeout).message, "did not start within 60000 ms")
+      yield* settle
+      assert.deepStrictEqual((yield* registry.snapshot).warm, [], "the failed build is not kept")
+      const { build } = counting()
+      const next = yield* openSession(registry, "a", build("a"))
+      assert.strictEqual(next.server, "a#1", "the next session builds again")
+      yield* next.close
+      const idle = yield* Effect.forkChild(registry.idle)
+      yield* TestClock.adjust(1000)
+      yield* Fiber.join(idle)
+    })
+  )
+})
+
 describe("daemon registry: warm servers", () => {
   it.effect("sessions with one key share one server; another key gets its own", () =>
     Effect.gen(function* () {
@@ -111,6 +208,8 @@ describe("daemon registry: warm servers", () => {
   it.effect("a warm server with no session for idleMs is closed; the next session builds a new one", () =>
     Effect.gen(function* () {
       const registry = yield* Registry.make<string, string>({ idleMs: 1000 })
+      // A connection open all along (a client in its handshake): the daemon stays, its idle warm servers go.
+      yield* registry.connection
       const { build, builds, events } = counting()
       const first = yield* openSession(registry, "a", build("a"))
       yield* first.close
@@ -138,6 +237,7 @@ describe("daemon registry: warm servers", () => {
       const registry = yield* Registry.make<string, string>({ idleMs: 1000 })
       const failing = yield* Effect.flip(openSession(registry, "a", Effect.fail("upstream down")))
       assert.strictEqual(failing, "upstream down")
+      assert.strictEqual((yield* registry.snapshot).totalSessions, 0, "nor counted among the sessions served")
       assert.strictEqual((yield* registry.snapshot).sessions, 0, "the failed session is not counted as open")
       const { build } = counting()
       const next = yield* openSession(registry, "a", build("a"))

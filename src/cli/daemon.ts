@@ -33,6 +33,7 @@ import * as DateTime from "effect/DateTime"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as FiberSet from "effect/FiberSet"
 import type * as FileSystem from "effect/FileSystem"
 import * as Layer from "effect/Layer"
@@ -41,7 +42,7 @@ import type * as Path from "effect/Path"
 import * as References from "effect/References"
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
-import type * as Scope from "effect/Scope"
+import * as Scope from "effect/Scope"
 import * as Stdio from "effect/Stdio"
 import * as Stream from "effect/Stream"
 import { makeLineWriter } from "../../layers/StdioTransport.ts"
@@ -291,6 +292,9 @@ export const buildServer = (settings: Settings.Settings): Effect.Effect<McpServe
 /** Sessions served at once, at most; one more is refused as busy. */
 const maxSessions = 256
 
+/** How often the daemon checks the size of its log (when its stderr is the log), in ms. */
+const logCheckMs = 60_000
+
 const answer = (connection: Connection, reply: Protocol.Answer) => connection.write(Protocol.line(reply))
 
 const messageOf = (cause: Cause.Cause<unknown>): string => {
@@ -300,45 +304,43 @@ const messageOf = (cause: Cause.Cause<unknown>): string => {
     : Cause.pretty(cause)
 }
 
-// The pid file says which process is the daemon; created exclusively, so two starting daemons cannot both run.
+const runError = (error: DaemonClient.DaemonError) => new DaemonRunError({ message: error.message })
+
+// The pid file says which process is the daemon; created exclusively (a link is never followed), so two starting
+// daemons cannot both run.
 const acquirePidFile = (paths: Protocol.Paths) =>
   Effect.acquireRelease(
     Effect.gen(function* () {
       for (let attempt = 0; attempt < 3; attempt++) {
-        const created = Result.try(() =>
-          NodeFs.writeFileSync(paths.pid, `${process.pid}\n`, { flag: "wx", mode: 0o600 })
-        )
+        const created = yield* Effect.result(DaemonClient.createPidFile(paths, process.pid))
         if (Result.isSuccess(created)) return
-        if ((created.failure as { code?: unknown }).code !== "EEXIST") {
-          return yield* new DaemonRunError({ message: `cannot write ${paths.pid}: ${String(created.failure)}` })
-        }
-        const other = readPid(paths)
-        if (other !== undefined && other !== process.pid && DaemonClient.isAlive(other)) {
-          // A daemon that runs (or is starting) answers within moments; a live process that does not is
-          // another program that reuses a dead daemon's pid.
+        if (created.failure.reason !== "exists") return yield* runError(created.failure)
+        const other = yield* DaemonClient.readPidFile(paths).pipe(Effect.mapError(runError))
+        if (
+          other !== undefined &&
+          other !== process.pid &&
+          DaemonClient.processState(other) === "alive" &&
+          DaemonClient.identifyProcess(other) !== "other"
+        ) {
+          // A daemon that runs (or is starting) answers within moments; one that does not is stopping, or stuck.
           const answering = yield* Effect.result(DaemonClient.waitUntilAnswering(paths, 3000))
           if (Result.isSuccess(answering)) {
             return yield* new DaemonRunError({
               message: `a daemon is already running (pid ${answering.success.pid}, socket ${paths.socket})`
             })
           }
+          if (DaemonClient.isUnsafe(answering.failure)) return yield* runError(answering.failure)
         }
         Result.try(() => NodeFs.unlinkSync(paths.pid))
       }
       return yield* new DaemonRunError({ message: `cannot take ${paths.pid}: another daemon keeps starting` })
     }),
     () =>
-      Effect.sync(() => {
-        if (readPid(paths) === process.pid) Result.try(() => NodeFs.unlinkSync(paths.pid))
+      Effect.gen(function* () {
+        const pid = yield* Effect.result(DaemonClient.readPidFile(paths))
+        if (Result.isSuccess(pid) && pid.success === process.pid) Result.try(() => NodeFs.unlinkSync(paths.pid))
       })
   )
-
-const readPid = (paths: Protocol.Paths): number | undefined => {
-  const text = Result.try(() => NodeFs.readFileSync(paths.pid, "utf8"))
-  if (Result.isFailure(text)) return undefined
-  const pid = Number.parseInt(text.success, 10)
-  return Number.isInteger(pid) && pid > 0 ? pid : undefined
-}
 
 /**
  * The daemon could not run: its directory, its pid file (another daemon
@@ -349,7 +351,7 @@ const readPid = (paths: Protocol.Paths): number | undefined => {
  * ```ts
  * import { DaemonRunError } from "./src/cli/daemon.ts"
  *
- * new DaemonRunError({ message: "a daemon is already running (pid 4242, socket /tmp/d/daemon.sock)" })
+ * new DaemonRunError({ message: "a daemon is already running (pid 4242, socket /run/user/1000/mcp-runtime/daemon.sock)" })
  * ```
  *
  * @category errors
@@ -360,12 +362,18 @@ export class DaemonRunError extends Schema.TaggedError<DaemonRunError>()("Daemon
 }) {}
 
 /**
- * The daemon itself (`daemon run`): takes the pid file, listens on the
- * socket (mode 0600, in a directory of mode 0700), and serves connections
- * until it has had no session for `idleMs`, is asked to stop, or is
- * interrupted (SIGTERM). Then it stops accepting, lets the open sessions
- * drain as at end of input (each session's `serve` carries on in its own
- * process), closes its warm servers, and removes its socket and pid file.
+ * The daemon itself (`daemon run`): checks its directory (creating it,
+ * mode 0700, when missing), takes the pid file, listens on the socket (mode
+ * 0600), and serves connections until it has had no session for `idleMs`
+ * (and no connection is open), is asked to stop, or is interrupted
+ * (SIGTERM). From that moment it refuses new sessions (`stopping`); then it
+ * stops accepting (the connections still waiting are answered `stopping`),
+ * lets the open sessions drain (each is told how many of its lines were
+ * read, and `serve` carries the rest on in its own process), closes its
+ * warm servers, and removes its socket and pid file. A warm server's build
+ * may take `buildTimeoutMs` (default 60 s). While its stderr is its log
+ * (when `start` or `serve` started it), the log is rotated once it is over
+ * 10 MiB (checked every minute).
  *
  * **Example**
  *
@@ -380,6 +388,7 @@ export class DaemonRunError extends Schema.TaggedError<DaemonRunError>()("Daemon
  */
 export const runDaemon = (options: {
   readonly idleMs: number
+  readonly buildTimeoutMs?: number | undefined
 }): Effect.Effect<void, DaemonRunError | DaemonClient.DaemonError, FileSystem.FileSystem | Path.Path> =>
   Effect.scoped(
     Effect.gen(function* () {
@@ -388,8 +397,17 @@ export const runDaemon = (options: {
       if (problem !== undefined) return yield* new DaemonRunError({ message: problem })
       yield* DaemonClient.ensureDirectory(paths.dir, Settings.daemonDirVariable)
       yield* acquirePidFile(paths)
-      yield* DaemonClient.removeStaleSocket(paths)
-      const listener = yield* listen(paths.socket).pipe(
+      // A socket that answers is another daemon's (its pid file lost); a stale one is replaced when listening.
+      const other = yield* Effect.result(DaemonClient.status(paths, 1000, Settings.daemonDirVariable))
+      if (Result.isSuccess(other) && other.success !== undefined) {
+        return yield* new DaemonRunError({
+          message: `a daemon is already running (pid ${other.success.pid}, socket ${paths.socket})`
+        })
+      }
+      if (Result.isFailure(other) && DaemonClient.isUnsafe(other.failure)) return yield* other.failure
+      const listener = yield* listen(paths.socket, {
+        farewell: Protocol.line(Protocol.refusal("stopping", "the daemon is shutting down"))
+      }).pipe(
         Effect.mapError(
           (error) => new DaemonRunError({ message: `cannot listen on ${paths.socket}: ${error.message}` })
         )
@@ -397,11 +415,13 @@ export const runDaemon = (options: {
       const services = yield* Effect.context<FileSystem.FileSystem | Path.Path>()
       const build = yield* Protocol.buildId
       const startedAt = yield* Clock.currentTimeMillis
-      const registry = yield* Registry.make<McpServer.Server, unknown>({ idleMs: options.idleMs })
+      const registry = yield* Registry.make<McpServer.Server, unknown>({
+        idleMs: options.idleMs,
+        buildTimeoutMs: options.buildTimeoutMs
+      })
       const stopRequested = yield* Deferred.make<void>()
       const draining = yield* Deferred.make<void>()
       const sessions = yield* FiberSet.make()
-      let stopping = false
       let longestGrace = 5000
 
       const status = Effect.map(registry.snapshot, (snapshot): Protocol.DaemonStatus => ({
@@ -422,7 +442,7 @@ export const runDaemon = (options: {
               answer(connection, Protocol.refusal(reason, message)),
               Effect.logInfo(`session refused (${reason}): ${message}`, { reason, cwd: hello.cwd })
             )
-          if (stopping) return yield* refuse("stopping", "the daemon is shutting down")
+          const stoppingMessage = "the daemon is shutting down"
           if (hello.version !== ServerConfig.packageVersion || hello.build !== build) {
             return yield* refuse(
               "version_mismatch",
@@ -430,9 +450,10 @@ export const runDaemon = (options: {
                 `${hello.version} (build ${hello.build})`
             )
           }
-          if ((yield* registry.snapshot).sessions >= maxSessions) {
-            return yield* refuse("busy", `${maxSessions} sessions are open`)
-          }
+          // The slot is taken at once (no other fiber runs between the check and the count).
+          const slot = yield* registry.reserve(maxSessions)
+          if (slot === "stopping") return yield* refuse("stopping", stoppingMessage)
+          if (slot === "busy") return yield* refuse("busy", `${maxSessions} sessions are open`)
           const resolved = yield* Effect.result(Effect.provideContext(resolveSession(hello), services))
           if (Result.isFailure(resolved)) return yield* refuse("bad_settings", resolved.failure.message)
           const settings = resolved.success
@@ -445,31 +466,27 @@ export const runDaemon = (options: {
           const key = fingerprint(settings)
           const info = { root: settings.root, capabilities: settings.capabilities, front: settings.front }
           longestGrace = Math.max(longestGrace, settings.server.shutdownGraceMs ?? 5000)
-          yield* Effect.scoped(
-            Effect.gen(function* () {
-              const began = yield* Clock.currentTimeMillis
-              const opened = yield* Effect.exit(registry.session(key, info, buildServer(settings)))
-              if (opened._tag === "Failure") {
-                return yield* refuse("server_failed", messageOf(opened.cause))
-              }
-              const { reused, server } = opened.value
-              if (!(yield* answer(connection, { ok: true, pid: process.pid, warm: reused }))) return
-              yield* Effect.logInfo(`session opened on ${settings.root}`, {
-                root: settings.root,
-                key,
-                warm: reused,
-                readyMs: (yield* Clock.currentTimeMillis) - began
-              })
-              const transport = yield* UnixSocketTransport.make(connection, {
-                maxMessageBytes: settings.server.maxMessageBytes ?? defaultMaxMessageBytes,
-                stop: Deferred.await(draining)
-              })
-              // A connection that closes (the serve process is gone) interrupts the session at once.
-              yield* Effect.raceFirst(Effect.provideService(server.connection, Transport, transport), connection.closed)
-              yield* Effect.logInfo(`session closed on ${settings.root}`, { root: settings.root, key })
-            })
-          )
-        })
+          const began = yield* Clock.currentTimeMillis
+          const opened = yield* Effect.exit(registry.session(key, info, buildServer(settings)))
+          if (opened._tag === "Failure") return yield* refuse("server_failed", messageOf(opened.cause))
+          // The daemon may have begun to stop while the server was being built: the session is not taken then.
+          if (registry.isStopping()) return yield* refuse("stopping", stoppingMessage)
+          const { reused, server } = opened.value
+          if (!(yield* answer(connection, { ok: true, pid: process.pid, warm: reused }))) return
+          yield* Effect.logInfo(`session opened on ${settings.root}`, {
+            root: settings.root,
+            key,
+            warm: reused,
+            readyMs: (yield* Clock.currentTimeMillis) - began
+          })
+          const transport = yield* UnixSocketTransport.make(connection, {
+            maxMessageBytes: settings.server.maxMessageBytes ?? defaultMaxMessageBytes,
+            stop: Deferred.await(draining)
+          })
+          // A connection that closes (the serve process is gone) interrupts the session at once.
+          yield* Effect.raceFirst(Effect.provideService(server.connection, Transport, transport), connection.closed)
+          yield* Effect.logInfo(`session closed on ${settings.root}`, { root: settings.root, key })
+        }).pipe(Effect.scoped)
 
       const handle = (connection: Connection) =>
         Effect.gen(function* () {
@@ -487,6 +504,8 @@ export const runDaemon = (options: {
               yield* answer(connection, { ok: true, pid: process.pid, status: yield* status })
               return
             case "stop":
+              // Stopping from this moment: a session still in its handshake is refused.
+              yield* registry.stop
               yield* answer(connection, { ok: true, pid: process.pid })
               yield* Deferred.succeed(stopRequested, undefined)
               return
@@ -502,11 +521,12 @@ export const runDaemon = (options: {
           Effect.ensuring(connection.end)
         )
 
-      // In this order, whatever ends the daemon (idle, stop, SIGTERM): no new connection, the sessions drain as at
-      // end of input (their serve processes carry on alone), then the warm servers close and the pid file goes.
+      // In this order, whatever ends the daemon (idle, stop, SIGTERM): no new session, no new connection (those
+      // waiting are answered `stopping`), the sessions drain (each told how many of its lines were read; their serve
+      // processes carry the rest on alone), then the warm servers close and the pid file goes.
       yield* Effect.addFinalizer(() =>
         Effect.gen(function* () {
-          stopping = true
+          yield* registry.stop
           yield* listener.close
           yield* Deferred.succeed(draining, undefined)
           yield* FiberSet.awaitEmpty(sessions).pipe(
@@ -515,8 +535,22 @@ export const runDaemon = (options: {
           yield* Effect.logInfo("mcp-runtime daemon stopped", { pid: process.pid })
         })
       )
+      // A connection counts from the moment it is taken from the listener: the daemon does not go idle under it.
       yield* listener.accepted.pipe(
-        Stream.runForEach((connection) => FiberSet.run(sessions, handle(connection))),
+        Stream.runForEach((connection) =>
+          Effect.gen(function* () {
+            const scope = yield* Scope.make()
+            yield* Scope.provide(scope)(registry.connection)
+            yield* FiberSet.run(sessions, Effect.ensuring(handle(connection), Scope.close(scope, Exit.void)))
+          })
+        ),
+        Effect.forkScoped
+      )
+      // Rotated while it runs, when stderr is the log (started by `start` or `serve`; not under a service manager).
+      yield* Effect.sync(() => DaemonClient.rotateLog(paths, 2)).pipe(
+        Effect.tap((rotated) => (rotated ? Effect.logInfo(`rotated ${paths.log} to ${paths.log}.1`) : Effect.void)),
+        Effect.delay(logCheckMs),
+        Effect.forever,
         Effect.forkScoped
       )
       yield* Effect.logInfo(`mcp-runtime daemon listening on ${paths.socket}`, {
@@ -562,9 +596,12 @@ const writeStdout = Effect.acquireRelease(
  * Serves one stdio session through the daemon (`serve --daemon auto`):
  * opens a session (starting the daemon when none listens) and proxies stdin
  * and stdout to it; when the daemon is unavailable, says why in a warning and
- * serves in process with `serveLocal`, exactly as without `--daemon`; when the
- * daemon is lost mid-session, moves the session into this process (see
- * `src/internal/daemonProxy.ts`).
+ * serves in process with `serveStdio`, exactly as without `--daemon`; when the
+ * daemon stops reading the session (it is shutting down) or is lost
+ * mid-session, moves the session into this process (see
+ * `src/internal/daemonProxy.ts`). After the end of input (or SIGTERM) the
+ * daemon has the shutdown grace period (`--shutdown-grace-ms`, default 5 s)
+ * to answer what is in flight; what is still unanswered then gets an error.
  *
  * **Example**
  *
@@ -638,12 +675,18 @@ export const serveThroughDaemon = <E1, R1, E2, R2>(options: {
       input: stdio.stdin.pipe(Stream.catchCause(() => Stream.empty)),
       output: writer,
       maxMessageBytes,
-      graceMs: (settings.server.shutdownGraceMs ?? 5000) + McpServer.interruptWaitMs + 1000,
+      graceMs: settings.server.shutdownGraceMs ?? 5000,
       onLost: Effect.logWarning(
         `lost the connection to the daemon (pid ${outcome.pid}); the session goes on in this process ` +
           `(requests in flight at the daemon are answered with an error and may be retried). See ${paths.log}.`,
         { pid: outcome.pid }
       ),
+      onDraining: (linesRead) =>
+        Effect.logInfo(
+          `the daemon (pid ${outcome.pid}) is shutting down: it answers the requests it has read, and the session ` +
+            "goes on in this process",
+          { pid: outcome.pid, linesRead }
+        ),
       fallback: (input, send) =>
         options
           .serveOver(
@@ -776,12 +819,14 @@ const stop = Command.make(
   "stop",
   {},
   Effect.fnUntraced(function* () {
-    const stopped = yield* DaemonClient.stop(daemonPaths(process.env), 15_000)
+    const stopped = yield* DaemonClient.stop(daemonPaths(process.env), 15_000, {
+      dirVariable: Settings.daemonDirVariable
+    })
     yield* print(
       stopped === undefined
         ? "daemon not running\n"
         : stopped.signalled
-          ? `daemon stopped (pid ${stopped.pid} did not answer; it was sent SIGTERM)\n`
+          ? `daemon stopped (pid ${stopped.pid}, this mcp-runtime's daemon, did not answer; it was sent SIGTERM)\n`
           : "daemon stopped\n"
     )
   })
@@ -791,7 +836,7 @@ const statusCommand = Command.make(
   "status",
   { json: Flag.Boolean("json").pipe(Flag.withDescription("Print the status as JSON"), Flag.withDefault(false)) },
   Effect.fnUntraced(function* (flags) {
-    const status = yield* DaemonClient.status(daemonPaths(process.env))
+    const status = yield* DaemonClient.status(daemonPaths(process.env), 5000, Settings.daemonDirVariable)
     if (status === undefined) {
       yield* print(flags.json ? `${JSON.stringify({ running: false })}\n` : "daemon not running\n")
       return yield* new AlreadyReported({ exitCode: 1, message: "daemon not running" })

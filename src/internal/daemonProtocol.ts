@@ -132,7 +132,8 @@ export const socketPathProblem = (paths: Paths, variable: string): string | unde
   return bytes <= maxSocketPathBytes
     ? undefined
     : `the daemon's socket path ${paths.socket} is ${bytes} bytes long, and Unix socket paths are limited to ` +
-        `${maxSocketPathBytes} bytes here: set ${variable} to a shorter directory (e.g. ${variable}=/tmp/mcp-runtime-$USER)`
+        `${maxSocketPathBytes} bytes here: set ${variable} to a shorter directory of your own, e.g. ` +
+        `${variable}=$XDG_RUNTIME_DIR/mcp-runtime or ${variable}=$HOME/.mcpd (not a shared directory such as /tmp)`
 }
 
 let cachedBuild: string | undefined
@@ -548,3 +549,87 @@ export const line = (message: Hello | Answer): string => `${JSON.stringify(messa
  * @since 0.4.0
  */
 export const refusal = (reason: RefusalReason, message: string): Answer => ({ ok: false, reason, message })
+
+/**
+ * The control line the daemon writes on a session's connection when it
+ * stops reading it (it is shutting down): `linesRead` is how many lines of
+ * the client's it has read on the connection (every newline counts, from
+ * the first byte after the `session` line). The daemon still answers those;
+ * `serve` never forwards this line to its client and sends the client's
+ * lines after the first `linesRead` to its own, in-process, server.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import * as Schema from "effect/Schema"
+ * import { Draining } from "./src/internal/daemonProtocol.ts"
+ *
+ * Schema.decodeUnknownSync(Draining)({ mcpRuntimeDaemon: 1, type: "draining", linesRead: 3 })
+ * ```
+ *
+ * @category models
+ * @since 0.4.0
+ */
+export const Draining = Schema.Struct({
+  mcpRuntimeDaemon: Schema.Literal(protocolVersion),
+  type: Schema.Literal("draining"),
+  linesRead: Schema.Int.check(Schema.isGreaterThanOrEqualTo(0))
+})
+
+/**
+ * The decoded `draining` control line.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import type { Draining } from "./src/internal/daemonProtocol.ts"
+ *
+ * const unread = (draining: Draining, sent: number): number => sent - draining.linesRead
+ * ```
+ *
+ * @category models
+ * @since 0.4.0
+ */
+export type Draining = typeof Draining.Type
+
+/**
+ * The `draining` control line (without its newline).
+ *
+ * **Example**
+ *
+ * ```ts
+ * import { drainingLine } from "./src/internal/daemonProtocol.ts"
+ *
+ * drainingLine(3) // => '{"mcpRuntimeDaemon":1,"type":"draining","linesRead":3}'
+ * ```
+ *
+ * @category constructors
+ * @since 0.4.0
+ */
+export const drainingLine = (linesRead: number): string =>
+  JSON.stringify({ mcpRuntimeDaemon: protocolVersion, type: "draining", linesRead } satisfies Draining)
+
+const decodeDraining = Schema.decodeUnknownOption(Schema.fromJsonString(Draining))
+
+/**
+ * The `linesRead` of a line the daemon wrote on a session's connection when
+ * it is the `draining` control line, else undefined (an MCP message: those
+ * start with `{"jsonrpc"`, never with `{"mcpRuntimeDaemon"`).
+ *
+ * **Example**
+ *
+ * ```ts
+ * import { parseDraining } from "./src/internal/daemonProtocol.ts"
+ *
+ * parseDraining('{"mcpRuntimeDaemon":1,"type":"draining","linesRead":3}') // => 3
+ * parseDraining('{"jsonrpc":"2.0","id":1,"result":{}}') // => undefined
+ * ```
+ *
+ * @category parsing
+ * @since 0.4.0
+ */
+export const parseDraining = (line: string): number | undefined => {
+  if (!line.startsWith('{"mcpRuntimeDaemon":')) return undefined
+  const decoded = decodeDraining(line)
+  return decoded._tag === "Some" ? decoded.value.linesRead : undefined
+}

@@ -10,6 +10,7 @@
  */
 import * as NodeFs from "node:fs"
 import * as Net from "node:net"
+import * as NodePath from "node:path"
 import type * as Cause from "effect/Cause"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
@@ -143,12 +144,13 @@ export const wrap = (socket: Net.Socket): Effect.Effect<Connection> =>
             )
           )
           const newline = chunk.indexOf(0x0a)
+          // The line's length so far, whether or not this chunk ends it: never over the limit.
+          size += newline === -1 ? chunk.length : newline
+          if (size > options.maxBytes) {
+            return yield* new SocketError({ code: "TOO_LONG", message: `a line of over ${options.maxBytes} bytes` })
+          }
           if (newline === -1) {
             parts.push(chunk)
-            size += chunk.length
-            if (size > options.maxBytes) {
-              return yield* new SocketError({ code: "TOO_LONG", message: `a line of over ${options.maxBytes} bytes` })
-            }
             continue
           }
           parts.push(chunk.subarray(0, newline))
@@ -249,14 +251,34 @@ export const connect = (path: string, timeoutMs: number): Effect.Effect<Connecti
  */
 export interface Listener {
   readonly accepted: Stream.Stream<Connection>
-  /** Stops accepting (the socket file is removed); connections already accepted go on. */
+  /**
+   * Stops accepting. The connections accepted but not yet taken from
+   * `accepted` are answered with the listener's `farewell` line and ended
+   * (destroyed when it has none), so that their peers learn at once; the
+   * connections taken go on. The socket file is removed, unless it is no
+   * longer this listener's (another listener has put its own in its place).
+   */
   readonly close: Effect.Effect<void>
 }
 
+interface Listening {
+  readonly server: Net.Server
+  /** The socket file's identity once in place: only that file is removed at close. */
+  readonly dev: number
+  readonly ino: number
+  closed: boolean
+}
+
 /**
- * Listens on a Unix socket at `path`, made readable and writable by its
- * owner only (mode 0600) as soon as it is bound; closed (and its file
- * removed) with the scope.
+ * Listens on a Unix socket at `path`. The socket is bound under a temporary
+ * name in the same directory (never longer than `path`), made readable and
+ * writable by its owner only (mode 0600), and renamed into place once it
+ * listens: the file at `path` is always a socket that answers (it replaces
+ * a stale one). Closed with the scope; at close, the file at `path` is
+ * removed only while it is still this socket (libuv removes the name a
+ * socket was bound under when it closes, here the temporary one, long
+ * gone). `farewell` is the line the connections still waiting to be taken
+ * get at close.
  *
  * **Example**
  *
@@ -264,47 +286,80 @@ export interface Listener {
  * import * as Effect from "effect/Effect"
  * import { listen } from "./src/internal/daemonSocket.ts"
  *
- * const program = Effect.scoped(Effect.flatMap(listen("/tmp/d/daemon.sock"), (listener) => listener.close))
+ * const program = Effect.scoped(Effect.flatMap(listen("/run/user/1000/mcpd/daemon.sock"), (listener) => listener.close))
  * ```
  *
  * @category constructors
  * @since 0.4.0
  */
-export const listen = (path: string): Effect.Effect<Listener, SocketError, Scope.Scope> =>
+export const listen = (
+  path: string,
+  options: { readonly farewell?: string | undefined } = {}
+): Effect.Effect<Listener, SocketError, Scope.Scope> =>
   Effect.gen(function* () {
     const queue = yield* Queue.unbounded<Net.Socket, Cause.Done>()
-    const server = yield* Effect.acquireRelease(
-      Effect.callback<Net.Server, SocketError>((resume) => {
+    const temporary = NodePath.join(NodePath.dirname(path), `.s${process.pid.toString(36)}`)
+    const listening = yield* Effect.acquireRelease(
+      Effect.callback<Listening, SocketError>((resume) => {
+        // A leftover of an earlier process with this pid.
+        Result.try(() => NodeFs.unlinkSync(temporary))
         const server = Net.createServer({ allowHalfOpen: true })
         server.on("connection", (socket) => {
           if (!Queue.offerUnsafe(queue, socket)) socket.destroy()
         })
         const onError = (error: unknown) => resume(Effect.fail(socketError(error)))
         server.once("error", onError)
-        server.listen(path, () => {
+        server.listen(temporary, () => {
           server.removeListener("error", onError)
           // Logged by whoever closes it; an error after listening must not be thrown.
           server.on("error", () => {})
-          const chmod = Result.try(() => NodeFs.chmodSync(path, 0o600))
-          if (Result.isFailure(chmod)) {
+          const placed = Result.try(() => {
+            NodeFs.chmodSync(temporary, 0o600)
+            const stat = NodeFs.lstatSync(temporary)
+            NodeFs.renameSync(temporary, path)
+            return stat
+          })
+          if (Result.isFailure(placed)) {
             server.close()
-            return resume(Effect.fail(socketError(chmod.failure)))
+            return resume(Effect.fail(socketError(placed.failure)))
           }
-          resume(Effect.succeed(server))
+          resume(Effect.succeed({ server, dev: placed.success.dev, ino: placed.success.ino, closed: false }))
         })
       }),
-      (server) => closeServer(server, queue)
+      (listening) => closeServer(listening, queue, path, options.farewell)
     )
     return {
       accepted: Stream.fromQueue(queue).pipe(Stream.mapEffect(wrap)),
-      close: closeServer(server, queue)
+      close: closeServer(listening, queue, path, options.farewell)
     }
   })
 
+/**
+ * Whether the file at `path` is the socket `listening` put there.
+ */
+const isOurs = (listening: Listening, path: string): boolean => {
+  const stat = Result.try(() => NodeFs.lstatSync(path))
+  return Result.isSuccess(stat) && stat.success.dev === listening.dev && stat.success.ino === listening.ino
+}
+
 // Not waiting for close's callback: it comes once every accepted connection has ended. The listening
-// handle closes at once, and its socket file goes with it.
-const closeServer = (server: Net.Server, queue: Queue.Queue<Net.Socket, Cause.Done>) =>
-  Effect.sync(() => {
+// handle closes at once.
+const closeServer = (
+  listening: Listening,
+  queue: Queue.Queue<Net.Socket, Cause.Done>,
+  path: string,
+  farewell: string | undefined
+) =>
+  Effect.gen(function* () {
+    if (listening.closed) return
+    listening.closed = true
+    const waiting = yield* Queue.clear(queue)
     Queue.endUnsafe(queue)
-    if (server.listening) server.close()
+    if (listening.server.listening) listening.server.close()
+    if (isOurs(listening, path)) Result.try(() => NodeFs.unlinkSync(path))
+    for (const socket of waiting) {
+      socket.on("error", () => {})
+      if (farewell === undefined) socket.destroy()
+      else socket.end(farewell, () => socket.destroy())
+    }
   })

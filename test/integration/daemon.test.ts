@@ -2,14 +2,16 @@
  * The warm daemon with real processes and a real socket: `daemon
  * start|status|stop`, `serve --daemon auto` driven by the SDK client (a
  * second session reusing the warm server), the fallbacks (a daemon of
- * another version, a daemon killed mid-session), a stale socket, the idle
- * exit, and settings taken from each session's own environment.
+ * another version, a daemon killed mid-session, a daemon stopped
+ * mid-session, a directory others can enter), a stale socket, a stale pid
+ * file naming another process, the idle exit (not while a connection is in
+ * its handshake), and settings taken from each session's own environment.
  *
  * Each test has its own daemon directory (MCP_RUNTIME_DAEMON_DIR) and root,
  * and kills the daemon it started, by the pid in its pid file.
  */
 import { spawn, spawnSync } from "node:child_process"
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
 import * as Net from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -217,6 +219,48 @@ describe("mcp-runtime daemon start | status | stop", () => {
       killDaemon(pidFile)
     }
   })
+
+  it("does not go idle while a connection is in its handshake", async () => {
+    const { env, pidFile, socket } = setup()
+    try {
+      const started = cli(["daemon", "start", "--idle-ms", "500"], env)
+      assert.strictEqual(started.code, 0, started.stderr)
+      const pid = readPid(pidFile)!
+      // A client that connects and takes its time to say what it wants.
+      const client = Net.createConnection({ path: socket })
+      let answer = ""
+      client.on("data", (chunk) => {
+        answer += chunk.toString("utf8")
+      })
+      await new Promise((resolve) => client.once("connect", resolve))
+      await new Promise((resolve) => setTimeout(resolve, 1500))
+      assert.isTrue(isAlive(pid), "still running well past its idle time")
+      client.write('{"mcpRuntimeDaemon":1,"type":"status"}\n')
+      const line = await until("the status", () => (answer.includes("\n") ? answer : undefined))
+      assert.include(JSON.parse(line), { ok: true, pid })
+      client.destroy()
+      // Once it is closed, the idle time has long passed: the daemon goes at once.
+      await until("the idle daemon to exit", () => (isAlive(pid) ? undefined : true), 5000)
+    } finally {
+      killDaemon(pidFile)
+    }
+  })
+
+  it("does not signal the process a stale pid file names", async () => {
+    const { env, pidFile } = setup()
+    const unrelated = spawn(process.execPath, ["-e", "setTimeout(() => {}, 30000)"], { stdio: "ignore" })
+    try {
+      writeFileSync(pidFile, `${unrelated.pid}\n`)
+      const stopped = cli(["daemon", "stop"], env)
+      assert.strictEqual(stopped.code, 0, stopped.stderr)
+      assert.strictEqual(stopped.stdout, "daemon not running\n")
+      await new Promise((resolve) => setTimeout(resolve, 200))
+      assert.strictEqual(unrelated.exitCode, null)
+      assert.isNull(unrelated.signalCode, "not signalled")
+    } finally {
+      unrelated.kill("SIGKILL")
+    }
+  })
 })
 
 describe("serve --daemon auto", () => {
@@ -319,6 +363,54 @@ describe("serve --daemon auto", () => {
         assert.deepStrictEqual(await toolNames(client), ["system_echo", "system_info", "system_time"])
       })
     } finally {
+      killDaemon(pidFile)
+    }
+  })
+
+  it("carries the session on in process when the daemon is stopped mid-session, without an error", async () => {
+    const { env, pidFile, root } = setup()
+    try {
+      await withSession({ root, env, args: ["--capabilities", "system"] }, async (client, stderr) => {
+        await echo(client, "before")
+        const stopped = cli(["daemon", "stop"], env)
+        assert.strictEqual(stopped.code, 0, stopped.stderr)
+        await until("serve to hear the daemon is draining", () =>
+          stderr().includes("is shutting down: it answers the requests it has read") ? true : undefined
+        )
+        await echo(client, "after")
+        assert.deepStrictEqual(await toolNames(client), ["system_echo", "system_info", "system_time"])
+        assert.notInclude(stderr(), "lost the connection to the daemon")
+      })
+    } finally {
+      killDaemon(pidFile)
+    }
+  })
+
+  it("serves in process, sending nothing, when the daemon's directory is open to others", async () => {
+    const { dir, env, pidFile, root, socket } = setup()
+    chmodSync(dir, 0o755)
+    let connections = 0
+    // Someone else's listener in a directory they could have made.
+    const squatter = Net.createServer((connection) => {
+      connections++
+      connection.destroy()
+    })
+    await new Promise<void>((resolve) => squatter.listen(socket, resolve))
+    try {
+      await withSession({ root, env, args: ["--capabilities", "system"] }, async (client, stderr) => {
+        await echo(client, "in process")
+        assert.include(stderr(), "the daemon cannot serve this session (directory)")
+        assert.include(stderr(), "mode 0755")
+        assert.include(stderr(), "Serving it in this process instead")
+      })
+      assert.strictEqual(connections, 0, "the session's hello went nowhere")
+      assert.strictEqual(statSync(dir).mode & 0o777, 0o755, "the directory is not repaired")
+      assert.isFalse(existsSync(pidFile), "no daemon was started there")
+      const status = cli(["daemon", "status"], env)
+      assert.strictEqual(status.code, 1)
+      assert.include(status.stderr, "not safe to use")
+    } finally {
+      await new Promise((resolve) => squatter.close(resolve))
       killDaemon(pidFile)
     }
   })
