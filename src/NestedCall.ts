@@ -11,8 +11,9 @@
  * slash, and a number), and it never becomes a task. It reports no progress
  * of its own: the caller's progress token is the caller's. It takes no
  * server-wide concurrency slot (its caller holds one: taking another could
- * wait forever once every slot is taken by callers), but the tool's own
- * limit, timeout and result size apply. Under 2026-07-28 it may
+ * wait forever once every slot is taken by callers) unless asked to (the
+ * `slot` option, for a caller that holds none), but the tool's own limit,
+ * timeout and result size apply. Under 2026-07-28 it may
  * not ask the client for input: an input-required round would make the
  * client run the caller again from the start, repeating every call made
  * before it; a question (a confirmation, say) fails instead, and the tool

@@ -357,6 +357,8 @@ interface Planned {
   readonly help: boolean
   /** Why it does not run (a conflict, a refused confirmation), decided before anything runs. */
   stopped: OpError | undefined
+  /** Not run because another op of the request could not be confirmed: reported aborted, aborting nothing. */
+  held: boolean
   confirmed: boolean
 }
 
@@ -580,14 +582,13 @@ const runPlan = (
           yield* stop(index, written, { verb, ok: false, aborted: true, error: abortedBy(failedVerb) })
           continue
         }
+        if (entry.held) {
+          // Every op of the request is held: each reports its own reason, none aborts the next.
+          yield* stop(index, written, { verb, ok: false, aborted: true, error: entry.stopped! })
+          continue
+        }
         if (entry.stopped !== undefined) {
-          yield* stop(
-            index,
-            written,
-            entry.stopped.code === "confirmation_required" && !entry.tool.confirms
-              ? { verb, ok: false, aborted: true, error: entry.stopped }
-              : { verb, ok: false, error: entry.stopped }
-          )
+          yield* stop(index, written, { verb, ok: false, error: entry.stopped })
           failedVerb = verb
           continue
         }
@@ -769,7 +770,7 @@ const planOps = (
         )
       )
     }
-    planned.push({ op, tool, help: isHelp(op, tool), stopped: undefined, confirmed: false })
+    planned.push({ op, tool, help: isHelp(op, tool), stopped: undefined, held: false, confirmed: false })
   }
   // Ops of different pipelines (they run at the same time) that write the same key.
   const writers = new Map<string, Array<Planned>>()
@@ -854,7 +855,12 @@ const confirmAll = (
           .join(", ")}).`,
         suggestion: error.suggestion
       }
-      for (const entry of planned) if (entry.stopped === undefined) entry.stopped = notRunYet
+      for (const entry of planned) {
+        if (entry.stopped === undefined) {
+          entry.stopped = notRunYet
+          entry.held = true
+        }
+      }
     }
   })
 

@@ -649,6 +649,17 @@ describe("RequestFront: review cases", () => {
       assert.deepStrictEqual(first.summary, { total: 3, succeeded: 0, failed: 1, aborted: 2 })
       assert.strictEqual((first.results[0] as any).error.code, "confirmation_required")
       assert.deepStrictEqual(c.runs, {})
+      // A destructive op late in a chain reports its own reason, not the held step before it.
+      const late = yield* request(client, { ops: 't_add(a=1, b=1) | t_remove(what="a")' })
+      invariant(late)
+      assert.deepStrictEqual(
+        late.results.map((result: any) => [result.aborted === true, result.error.code]),
+        [
+          [true, "confirmation_required"],
+          [false, "confirmation_required"]
+        ]
+      )
+      assert.deepStrictEqual(c.runs, {})
       const second = yield* request(client, {
         ops: 't_add(a=1, b=1); t_remove(what="a") | t_add(a=2, b=2)',
         confirm: true
