@@ -5,7 +5,8 @@
  * with the project's own tools) and `fe_doctor` (the cause and the fix of
  * each problem verify finds). The three share the project detection
  * (framework, package manager, tsconfig, linter, test runner, source
- * directory). It requires the `Workspace` and `CommandRunner` services. See
+ * directory) — and `fe_impact` (who depends on a file or an exported
+ * symbol, over the cached import graph). It requires the `Workspace` and `CommandRunner` services. See
  * `docs/capabilities/fe.md`.
  *
  * @since 0.1.0
@@ -14,6 +15,8 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Capability from "../../src/Capability.ts"
 import { doctor } from "./doctor.ts"
+import * as FeGraph from "./graph/cache.ts"
+import { impact } from "./impact.ts"
 import { skeleton } from "./skeleton.ts"
 import { FeSettings } from "./settings.ts"
 import * as FeState from "./state.ts"
@@ -44,13 +47,14 @@ import { makeVerify } from "./verify.ts"
 export const FeCapability = Capability.make(
   {
     id: "fe",
-    description: "Map, verify and diagnose TypeScript and JavaScript projects: skeleton, typecheck/lint/test, doctor",
+    description:
+      "Map, verify and diagnose TypeScript and JavaScript projects: skeleton, typecheck/lint/test, doctor, impact",
     version: "0.2.0"
   },
   Effect.map(Effect.service(FeSettings), (settings) => ({
-    tools: [skeleton, makeVerify(settings), doctor]
+    tools: [skeleton, makeVerify(settings), doctor, impact]
   }))
-).pipe(Layer.provide(FeState.layer))
+).pipe(Layer.provide(Layer.merge(FeState.layer, FeGraph.layer)))
 
 export {
   /**
@@ -60,6 +64,14 @@ export {
    */
   skeleton
 } from "./skeleton.ts"
+export {
+  /**
+   * `fe_impact`.
+   *
+   * @since 0.4.0
+   */
+  impact
+} from "./impact.ts"
 export {
   /**
    * `fe_doctor`.

@@ -17,8 +17,14 @@ import { renderMap } from "./skeleton/render.ts"
 import { FeState } from "./state.ts"
 
 const sourceExtensions = [".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs", ...componentExtensions]
-/** Directories never mapped, even without a .gitignore that says so: dependencies, build output, caches. */
-const skippedDirs: ReadonlyArray<string> = [
+/**
+ * Directories never mapped, even without a .gitignore that says so:
+ * dependencies, build output, caches (also skipped by the import graph).
+ *
+ * @category constants
+ * @since 0.4.0
+ */
+export const skippedDirs: ReadonlyArray<string> = [
   "node_modules",
   "dist",
   "build",
@@ -33,7 +39,13 @@ const skippedDirs: ReadonlyArray<string> = [
   ".vite",
   ".vercel"
 ]
-const maxFileBytes = 512 * 1024
+/**
+ * Source files larger than this (generated, bundled) are not parsed.
+ *
+ * @category constants
+ * @since 0.4.0
+ */
+export const maxFileBytes = 512 * 1024
 
 /** Sources, declaration files (`.d.ts`: generated or ambient, no code of the project's own) and minified bundles left out. */
 const isSource = (path: string): boolean =>

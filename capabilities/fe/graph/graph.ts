@@ -70,6 +70,18 @@ export interface GraphFile {
 }
 
 /**
+ * One name a file exports: `*` for an `export * from`, the default export
+ * flagged (its name is its declaration's, or `default`).
+ *
+ * @category models
+ * @since 0.4.0
+ */
+export interface ExportName {
+  readonly name: string
+  readonly isDefault: boolean
+}
+
+/**
  * What building and updating the graph needs: the parser, how to read a
  * file's text, the resolver's configuration and the project's own packages.
  *
@@ -204,8 +216,16 @@ const dynamicImports = (node: unknown, out: Array<string>): void => {
 }
 
 /** A code block's imports: the skeleton's imports and re-exports, and the dynamic imports. */
-const blockImports = (parse: Parse, name: string, code: string): { imports: Array<RawImport>; error?: string } => {
+const blockImports = (
+  parse: Parse,
+  name: string,
+  code: string
+): { imports: Array<RawImport>; exports: Array<ExportName>; error?: string } => {
   const skeleton: FileSkeleton = extract(parse, name, code)
+  const exports: Array<ExportName> = skeleton.exports.map((entry) => ({
+    name: entry.name,
+    isDefault: entry.isDefault === true
+  }))
   const imports: Array<RawImport> = skeleton.imports.map((entry) => {
     const names = entry.names.map(importedName)
     return {
@@ -243,7 +263,7 @@ const blockImports = (parse: Parse, name: string, code: string): { imports: Arra
     dynamicImports(parse(name, code, langOf(name)).program.body, found)
     for (const specifier of found) imports.push({ specifier, kind: "dynamic", names: [], typeOnly: false })
   }
-  return skeleton.error !== undefined ? { imports, error: skeleton.error } : { imports }
+  return skeleton.error !== undefined ? { imports, exports, error: skeleton.error } : { imports, exports }
 }
 
 /**
@@ -274,18 +294,30 @@ export const importsOf = (
   readonly imports: ReadonlyArray<Omit<ImportEdge, "resolution">>
   readonly error?: string | undefined
 } => {
+  const read = readModule(parse, path, text)
+  return read.error !== undefined ? { imports: read.imports, error: read.error } : { imports: read.imports }
+}
+
+/** A file's imports and exports, from all its code blocks. */
+const readModule = (
+  parse: Parse,
+  path: string,
+  text: string
+): { readonly imports: Array<RawImport>; readonly exports: Array<ExportName>; readonly error?: string | undefined } => {
   const imports: Array<RawImport> = []
+  const exports: Array<ExportName> = []
   let error: string | undefined
   for (const block of codeBlocks(path, text)) {
     try {
       const found = blockImports(parse, block.name, block.code)
       imports.push(...found.imports)
+      exports.push(...found.exports)
       error ??= found.error
     } catch (cause) {
       error ??= `could not be read: ${cause instanceof Error ? cause.message : String(cause)}`
     }
   }
-  return error !== undefined ? { imports, error } : { imports }
+  return error !== undefined ? { imports, exports, error } : { imports, exports }
 }
 
 // -- the graph ------------------------------------------------------------------
@@ -294,6 +326,7 @@ interface Entry {
   size: number
   mtimeMs: number
   raw: ReadonlyArray<RawImport>
+  exports: ReadonlyArray<ExportName>
   imports: ReadonlyArray<ImportEdge>
   error?: string | undefined
 }
@@ -354,11 +387,16 @@ export class ImportGraph {
 
   private parseFile(file: ListedFile): Entry {
     const text = this.options.read(file.path)
-    const read = text === undefined ? { imports: [] } : importsOf(this.options.parse, file.path, text)
+    const read: {
+      readonly imports: ReadonlyArray<RawImport>
+      readonly exports: ReadonlyArray<ExportName>
+      readonly error?: string | undefined
+    } = text === undefined ? { imports: [], exports: [] } : readModule(this.options.parse, file.path, text)
     return {
       size: file.size,
       mtimeMs: file.mtimeMs,
       raw: read.imports,
+      exports: read.exports,
       imports: [],
       ...(read.error !== undefined ? { error: read.error } : {})
     }
@@ -423,6 +461,15 @@ export class ImportGraph {
           imports: entry.imports,
           ...(entry.error !== undefined ? { error: entry.error } : {})
         }
+  }
+
+  /**
+   * The names a parsed file exports (`*` for an `export * from`; a default
+   * export flagged, with its declaration's name or `default`), or
+   * `undefined` for a file not in the graph.
+   */
+  exportsOf(path: string): ReadonlyArray<ExportName> | undefined {
+    return this.entries.get(path)?.exports
   }
 
   /** The files that import `path` directly, sorted. */

@@ -1,0 +1,313 @@
+/**
+ * The fe capability's cached import graph of the workspace root: the
+ * project's files listed through the `Workspace` (`.gitignore` and the deny
+ * list respected, dependency and build directories skipped), the resolver's
+ * configuration read from `tsconfig.json` (and the relative configurations
+ * it extends) and the project's own packages (`workspaces` of the root
+ * `package.json`, and `packages/*`). The graph is built on the first call;
+ * later calls stat the sources again and parse only those whose size or
+ * modification time changed. A changed tsconfig or package manifest builds
+ * it again.
+ *
+ * @since 0.4.0
+ */
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as SynchronizedRef from "effect/SynchronizedRef"
+import * as Tool from "../../../src/Tool.ts"
+import { Workspace } from "../../../src/Workspace.ts"
+import { mapWorkspaceError } from "../../workspace/errors.ts"
+import { parseJsonc } from "../jsonc.ts"
+import { maxFileBytes, skippedDirs } from "../skeleton.ts"
+import { loadParser, type Parse } from "../skeleton/extract.ts"
+import { ImportGraph, type ListedFile, parsedExtensions } from "./graph.ts"
+import { defaultConfig, type PackageInfo, readPackageInfo, readResolverConfig, type ResolverConfig } from "./resolve.ts"
+
+/**
+ * The graph as of one call, with what bringing it up to date took.
+ *
+ * @category models
+ * @since 0.4.0
+ */
+export interface GraphSnapshot {
+  readonly graph: ImportGraph
+  /** Files listed (sources and the others imports may name). */
+  readonly files: number
+  /** Files parsed by this call (all of them on the first). */
+  readonly parsed: number
+  /** Milliseconds this call spent listing, reading and parsing. */
+  readonly ms: number
+  /** True when the listing stopped at the file limit. */
+  readonly scanLimited: boolean
+}
+
+/**
+ * The cached graph of the workspace root.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import * as Effect from "effect/Effect"
+ * import { FeGraph } from "./capabilities/fe/graph/cache.ts"
+ *
+ * const importers = Effect.map(Effect.flatMap(Effect.service(FeGraph), (g) => g.current), (s) =>
+ *   s.graph.importersOf("src/lib/format.ts")
+ * )
+ * ```
+ *
+ * @category services
+ * @since 0.4.0
+ */
+export class FeGraph extends Context.Service<
+  FeGraph,
+  {
+    /** The graph brought up to date with the files as they are now. */
+    readonly current: Effect.Effect<GraphSnapshot, Tool.ToolError>
+  }
+>()("effect-mcp-runtime/capabilities/fe/FeGraph") {}
+
+/**
+ * The most files listed; past it the graph is built from the first ones and
+ * says so.
+ *
+ * @category constants
+ * @since 0.4.0
+ */
+export const maxListedFiles = 50_000
+
+const isParsedSource = (path: string): boolean => parsedExtensions.some((ext) => path.endsWith(ext))
+
+/** `packages/*` → a regular expression on a directory (`*` within a segment, `**` across). */
+const globToRegExp = (glob: string): RegExp => {
+  const trimmed = glob.replace(/^\.\//, "").replace(/\/+$/, "")
+  const body = trimmed
+    .split("**")
+    .map((part) =>
+      part
+        .split("*")
+        .map((s) => s.replace(/[.+?^${}()|[\]\\]/g, "\\$&"))
+        .join("[^/]*")
+    )
+    .join(".*")
+  return new RegExp(`^${body}$`)
+}
+
+const workspacePatterns = (packageJson: unknown): ReadonlyArray<string> => {
+  if (packageJson === null || typeof packageJson !== "object" || Array.isArray(packageJson)) return []
+  const field = (packageJson as Record<string, unknown>).workspaces
+  const list = Array.isArray(field)
+    ? field
+    : field !== null && typeof field === "object"
+      ? (field as any).packages
+      : undefined
+  return Array.isArray(list) ? list.filter((p): p is string => typeof p === "string" && !p.startsWith("!")) : []
+}
+
+interface Config {
+  readonly key: string
+  readonly resolver: ResolverConfig
+  readonly packages: ReadonlyArray<PackageInfo>
+  /** The tsconfig files read (the root's and those it extends). */
+  readonly tsconfigs: ReadonlyArray<string>
+}
+
+interface Cached {
+  readonly config: Config
+  readonly graph: ImportGraph
+  /** `size:mtime` of each parsed source, as the graph last saw it. */
+  readonly stamps: Map<string, string>
+  /** The texts the graph may read during the current update. */
+  readonly texts: { current: Map<string, string> }
+}
+
+/**
+ * The live graph over the `Workspace`.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import * as Layer from "effect/Layer"
+ * import * as NodeWorkspace from "effect-mcp-runtime/layers/NodeWorkspace"
+ * import { layer } from "./capabilities/fe/graph/cache.ts"
+ *
+ * const Graph = layer.pipe(Layer.provide(NodeWorkspace.layer({ root: "/srv/project" })))
+ * ```
+ *
+ * @category layers
+ * @since 0.4.0
+ */
+export const layer: Layer.Layer<FeGraph, never, Workspace> = Layer.effect(
+  FeGraph,
+  Effect.gen(function* () {
+    const workspace = yield* Workspace
+    const cache = yield* SynchronizedRef.make<Cached | undefined>(undefined)
+
+    const listAll = Effect.gen(function* () {
+      const files: Array<{ readonly path: string; readonly size: number }> = []
+      let cursor: string | undefined
+      let limited = false
+      do {
+        const page = yield* mapWorkspaceError(
+          workspace.listFiles("", { cursor, limit: 1000, skipDirectories: skippedDirs })
+        )
+        for (const file of page.files) {
+          if (files.length >= maxListedFiles) {
+            limited = true
+            break
+          }
+          files.push(file)
+        }
+        cursor = limited ? undefined : page.nextCursor
+      } while (cursor !== undefined)
+      return { files, limited }
+    })
+
+    /** A file's text, or undefined when it cannot be read whole. */
+    const readText = (path: string) =>
+      workspace.read(path).pipe(
+        Effect.map((read) => (read.truncated || read.binary ? undefined : read.content)),
+        Effect.orElseSucceed(() => undefined)
+      )
+
+    const stampOf = (path: string) =>
+      workspace.stat(path).pipe(
+        Effect.map((stat) => `${path}:${stat.size}:${stat.modifiedMs}`),
+        Effect.orElseSucceed(() => `${path}:?`)
+      )
+
+    /** The key of the configuration files as they are now: what decides whether the configuration is read again. */
+    const configKey = (
+      paths: ReadonlySet<string>,
+      tsconfigs: ReadonlyArray<string>,
+      manifests: ReadonlyArray<string>
+    ) =>
+      Effect.forEach([...new Set([...tsconfigs.filter((p) => paths.has(p)), ...manifests])].sort(), stampOf, {
+        concurrency: 16
+      }).pipe(Effect.map((parts) => parts.join("|")))
+
+    const manifestsOf = (paths: ReadonlySet<string>): ReadonlyArray<string> =>
+      [...paths].filter((p) => p === "package.json" || p.endsWith("/package.json"))
+
+    const readConfig = (paths: ReadonlySet<string>, key: string) =>
+      Effect.gen(function* () {
+        // tsconfig.json and the relative configurations it extends, read until nothing is missing.
+        const root = paths.has("tsconfig.json")
+          ? "tsconfig.json"
+          : paths.has("jsconfig.json")
+            ? "jsconfig.json"
+            : undefined
+        const texts = new Map<string, string | undefined>()
+        let resolver: ResolverConfig = defaultConfig
+        if (root !== undefined) {
+          texts.set(root, yield* readText(root))
+          for (let round = 0; round < 8; round++) {
+            const text = texts.get(root)
+            if (text === undefined) break
+            const missing: Array<string> = []
+            resolver = readResolverConfig(root, text, (path) => {
+              if (!texts.has(path)) missing.push(path)
+              return texts.get(path)
+            })
+            if (missing.length === 0) break
+            for (const path of missing) texts.set(path, yield* readText(path))
+          }
+        }
+        // The project's own packages: the root manifest's workspaces, and packages/*.
+        const rootText = paths.has("package.json") ? yield* readText("package.json") : undefined
+        const rootJson = rootText === undefined ? undefined : parseJsonc(rootText)
+        const patterns = [...workspacePatterns(rootJson), "packages/*"].map(globToRegExp)
+        const manifests = manifestsOf(paths).filter(
+          (p) => p !== "package.json" && patterns.some((re) => re.test(p.slice(0, p.lastIndexOf("/"))))
+        )
+        const packages: Array<PackageInfo> = []
+        for (const manifest of manifests) {
+          const text = yield* readText(manifest)
+          const info =
+            text === undefined ? undefined : readPackageInfo(manifest.slice(0, manifest.lastIndexOf("/")), text)
+          if (info !== undefined) packages.push(info)
+        }
+        return { key, resolver, packages, tsconfigs: [...texts.keys()] } satisfies Config
+      })
+
+    const newEntry = (parse: Parse, config: Config): Cached => {
+      const texts = { current: new Map<string, string>() }
+      const graph = new ImportGraph({
+        parse,
+        read: (path) => texts.current.get(path),
+        config: config.resolver,
+        packages: config.packages
+      })
+      return { config, graph, stamps: new Map(), texts }
+    }
+
+    const refresh = (cached: Cached | undefined) =>
+      Effect.gen(function* () {
+        const started = performance.now()
+        const parse = yield* loadParser.pipe(
+          Effect.mapError(
+            (error) =>
+              new Tool.ToolError({
+                message: error.message,
+                code: "parser_unavailable",
+                suggestion: "Reinstall the server's dependencies (oxc-parser ships a native binding per platform)."
+              })
+          )
+        )
+        const { files, limited } = yield* listAll
+        const paths = new Set(files.map((f) => f.path))
+        const manifests = manifestsOf(paths)
+        const key = yield* configKey(paths, cached?.config.tsconfigs ?? ["tsconfig.json", "jsconfig.json"], manifests)
+        let entry = cached
+        if (entry === undefined || entry.config.key !== key) {
+          const config = yield* readConfig(paths, key)
+          // The key again with the tsconfigs actually read, so the next call compares like with like.
+          const fullKey = yield* configKey(paths, config.tsconfigs, manifests)
+          entry = newEntry(parse, { ...config, key: fullKey })
+        }
+        // Sources: stat each (size and modification time), read those that are new or changed.
+        const listing = yield* Effect.forEach(
+          files,
+          (file): Effect.Effect<ListedFile> =>
+            !isParsedSource(file.path)
+              ? Effect.succeed({ path: file.path, size: file.size, mtimeMs: 0 })
+              : workspace.stat(file.path).pipe(
+                  Effect.map((stat) => ({ path: file.path, size: stat.size, mtimeMs: stat.modifiedMs })),
+                  Effect.orElseSucceed(() => ({ path: file.path, size: file.size, mtimeMs: 0 }))
+                ),
+          { concurrency: 32 }
+        )
+        const changed = listing.filter(
+          (file) => isParsedSource(file.path) && entry.stamps.get(file.path) !== `${file.size}:${file.mtimeMs}`
+        )
+        const texts = new Map<string, string>()
+        yield* Effect.forEach(
+          changed,
+          (file) =>
+            file.size > maxFileBytes
+              ? Effect.void
+              : Effect.map(readText(file.path), (text) => {
+                  if (text !== undefined) texts.set(file.path, text)
+                }),
+          { concurrency: 16, discard: true }
+        )
+        entry.texts.current = texts
+        const update = entry.graph.update(listing)
+        entry.texts.current = new Map()
+        entry.stamps.clear()
+        for (const file of listing) {
+          if (isParsedSource(file.path)) entry.stamps.set(file.path, `${file.size}:${file.mtimeMs}`)
+        }
+        const snapshot: GraphSnapshot = {
+          graph: entry.graph,
+          files: listing.length,
+          parsed: update.parsed,
+          ms: Math.round(performance.now() - started),
+          scanLimited: limited
+        }
+        return [snapshot, entry] as const
+      })
+
+    return FeGraph.of({ current: SynchronizedRef.modifyEffect(cache, refresh) })
+  })
+)
