@@ -364,6 +364,27 @@ describe("fe_impact's cache", () => {
     })
   )
 
+  it.effect("a tsconfig created after the first call is read: its paths resolve on the next call", () =>
+    Effect.gen(function* () {
+      const root = tempDir()
+      mkdirSync(join(root, "src/lib"), { recursive: true })
+      writeFileSync(join(root, "src/lib/util.ts"), "export const util = 1\n")
+      writeFileSync(join(root, "src/main.ts"), 'import { util } from "@/lib/util"\nexport const main = util\n')
+      const client = yield* setup(root)
+      const before = yield* call(client, { files: ["src/lib/util.ts"] })
+      assert.deepStrictEqual(before.targets[0].importers, [])
+      writeFileSync(
+        join(root, "tsconfig.json"),
+        JSON.stringify({ compilerOptions: { baseUrl: ".", paths: { "@/*": ["src/*"] } } })
+      )
+      const after = yield* call(client, { files: ["src/lib/util.ts"] })
+      assert.deepStrictEqual(
+        after.targets[0].importers.map((i: any) => i.path),
+        ["src/main.ts"]
+      )
+    })
+  )
+
   it.effect("a generated 2,000-file project: importers, tests and risk are right", () =>
     Effect.gen(function* () {
       const root = tempDir()

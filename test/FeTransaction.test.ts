@@ -280,6 +280,27 @@ describe("fe transaction", () => {
     })
   )
 
+  it.effect("rollback leaves a file changed after the commit as it is, restores the others, and says so", () =>
+    Effect.gen(function* () {
+      const root = makeRoot({ "a.txt": "a\n", "b.txt": "b\n" })
+      const committed = yield* onRoot(root)(
+        Effect.flatMap(
+          prepare([
+            { path: "a.txt", content: "A\n" },
+            { path: "b.txt", content: "B\n" }
+          ]),
+          commit
+        )
+      )
+      // Someone edits a.txt after the transaction wrote it.
+      writeFileSync(join(root, "a.txt"), "edited later\n")
+      const failed = yield* Effect.flip(committed.rollback)
+      assert.deepStrictEqual(failed.notRestored, ["a.txt"])
+      assert.strictEqual(text(root, "a.txt"), "edited later\n")
+      assert.strictEqual(text(root, "b.txt"), "b\n")
+    })
+  )
+
   it.effect("a write failing in the middle of commit leaves every file as before", () =>
     Effect.gen(function* () {
       const root = makeRoot({ "crlf.ts": crlfBytes, "gone.txt": "bye\n", "last.txt": "last\n" })

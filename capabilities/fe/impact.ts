@@ -162,16 +162,31 @@ const distance = (a: string, b: string): number => {
 
 const baseName = (path: string): string => path.slice(path.lastIndexOf("/") + 1)
 
+// Suggestions are bounded work: a name compared by at most its first 200 characters, with at most 5,000 candidates
+// (those sharing the wanted base name's first letter first).
+const maxCompared = 200
+const maxCandidates = 5000
+
 /** The `count` candidates nearest to `wanted` (by whole path and by last segment). */
-const nearest = (wanted: string, candidates: ReadonlyArray<string>, count = 3): ReadonlyArray<string> =>
-  candidates
-    .map((candidate) => ({
+const nearest = (wantedText: string, all: ReadonlyArray<string>, count = 3): ReadonlyArray<string> => {
+  const wanted = wantedText.slice(0, maxCompared)
+  let candidates = all
+  if (candidates.length > maxCandidates) {
+    const first = baseName(wanted).charAt(0).toLowerCase()
+    const alike = candidates.filter((candidate) => baseName(candidate).charAt(0).toLowerCase() === first)
+    candidates = (alike.length > 0 ? alike : candidates).slice(0, maxCandidates)
+  }
+  return candidates
+    .map((full) => ({ full, candidate: full.slice(0, maxCompared) }))
+    .map(({ candidate, full }) => ({
+      full,
       candidate,
       score: Math.min(distance(wanted, candidate), distance(baseName(wanted), baseName(candidate)) + 1)
     }))
-    .sort((a, b) => a.score - b.score || (a.candidate < b.candidate ? -1 : 1))
+    .sort((a, b) => a.score - b.score || (a.full < b.full ? -1 : 1))
     .slice(0, count)
-    .map((s) => s.candidate)
+    .map((s) => s.full)
+}
 
 // -- the analysis -----------------------------------------------------------------
 

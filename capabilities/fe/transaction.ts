@@ -762,13 +762,33 @@ const causeMessage = (cause: Cause.Cause<unknown>): string => {
 const isNotFound = (cause: Cause.Cause<WorkspaceError>): boolean =>
   cause.reasons.some((reason) => reason._tag === "Fail" && reason.error._tag === "NotFound")
 
-/** Puts one file back to its bytes before the transaction (absent for a created file); nothing when it already is. */
-const restore = (workspace: Workspace["Service"], file: PreparedFile) =>
+/**
+ * Puts one file back to its bytes before the transaction (absent for a created file); nothing when it already is.
+ * With `onlyIfOurs` (a rollback after the commit), a file that no longer holds what the transaction wrote was
+ * changed since by someone else: it is left alone and reported, never overwritten.
+ */
+const restore = (workspace: Workspace["Service"], file: PreparedFile, onlyIfOurs = false) =>
   Effect.gen(function* () {
     const current = yield* Effect.exit(workspace.readBytes(file.path))
     const missing = Exit.isFailure(current) && isNotFound(current.cause)
     if (Exit.isFailure(current) && !missing) return yield* Effect.failCause(current.cause)
     const found: BytesResult | undefined = Exit.isSuccess(current) ? current.value : undefined
+    if (onlyIfOurs) {
+      const ours =
+        file.after === undefined
+          ? found === undefined
+          : found !== undefined && !found.truncated && sameBytes(found.bytes, new TextEncoder().encode(file.after))
+      const alreadyBack =
+        file.before === undefined
+          ? found === undefined
+          : found !== undefined && !found.truncated && sameBytes(found.bytes, file.before)
+      if (alreadyBack) return
+      if (!ours) {
+        return yield* Effect.fail(
+          new Error(`${file.path} was changed after the transaction wrote it; it was left as it is`)
+        )
+      }
+    }
     if (file.before === undefined) {
       if (found === undefined) return
       const text = found.truncated ? undefined : textOf(found.bytes)
@@ -783,11 +803,11 @@ const restore = (workspace: Workspace["Service"], file: PreparedFile) =>
   })
 
 /** Restores the files in reverse order, trying every one; returns those that could not be, with why. */
-const restoreAll = (workspace: Workspace["Service"], files: ReadonlyArray<PreparedFile>) =>
+const restoreAll = (workspace: Workspace["Service"], files: ReadonlyArray<PreparedFile>, onlyIfOurs = false) =>
   Effect.gen(function* () {
     const failed: Array<{ readonly path: string; readonly why: string }> = []
     for (const file of [...files].reverse()) {
-      const outcome = yield* Effect.exit(restore(workspace, file))
+      const outcome = yield* Effect.exit(restore(workspace, file, onlyIfOurs))
       if (Exit.isFailure(outcome)) failed.push({ path: file.path, why: causeMessage(outcome.cause) })
     }
     return failed
@@ -845,41 +865,48 @@ export const commit = Effect.fnUntraced(function* (
   prepared: Prepared
 ): Effect.fn.Return<Committed, CommitFailed, Workspace> {
   const workspace = yield* Workspace
-  const written: Array<PreparedFile> = []
-  for (const file of prepared.files) {
-    const { error, touched } = yield* writeOne(workspace, file)
-    if (error === undefined) {
-      written.push(file)
-      continue
-    }
-    const toRestore = touched ? [...written, file] : written
-    const failed = yield* restoreAll(workspace, toRestore)
-    const notRestored = failed.map((entry) => entry.path)
-    const restored = toRestore.map((entry) => entry.path).filter((path) => !notRestored.includes(path))
-    const list = (paths: ReadonlyArray<string>) => (paths.length === 0 ? "none" : paths.join(", "))
-    return yield* new CommitFailed({
-      path: file.path,
-      restored,
-      notRestored,
-      message:
-        `Writing ${file.path} failed: ${error}. ` +
-        (failed.length === 0
-          ? `Everything was restored to its previous bytes (files restored: ${list(restored)}).`
-          : `Restored: ${list(restored)}. NOT restored: ${failed.map((entry) => `${entry.path} (${entry.why})`).join(", ")}.`),
-      suggestion:
-        failed.length === 0
-          ? "Fix the cause and prepare the transaction again from the files' current text."
-          : `Restore ${list(notRestored)} by hand (git checkout, or the transaction's diffs), then prepare it again.`
-    })
-  }
-  const rollback = Effect.gen(function* () {
-    const failed = yield* restoreAll(workspace, prepared.files)
-    if (failed.length === 0) return
-    return yield* new RollbackFailed({
-      notRestored: failed.map((entry) => entry.path),
-      message: `Could not restore: ${failed.map((entry) => `${entry.path} (${entry.why})`).join(", ")}. The other files were restored.`,
-      suggestion: "Restore these files by hand (git checkout, or the transaction's diffs)."
-    })
-  })
-  return { files: prepared.files, rollback }
+  // Uninterruptible: a cancellation between two writes (or during one: the workspace truncates, then writes) would
+  // leave the files half changed; the writes are bounded (the operation limit, the workspace's file size).
+  return yield* Effect.uninterruptible(writeAll(workspace, prepared))
 })
+
+const writeAll = (workspace: Workspace["Service"], prepared: Prepared): Effect.Effect<Committed, CommitFailed> =>
+  Effect.gen(function* () {
+    const written: Array<PreparedFile> = []
+    for (const file of prepared.files) {
+      const { error, touched } = yield* writeOne(workspace, file)
+      if (error === undefined) {
+        written.push(file)
+        continue
+      }
+      const toRestore = touched ? [...written, file] : written
+      const failed = yield* restoreAll(workspace, toRestore)
+      const notRestored = failed.map((entry) => entry.path)
+      const restored = toRestore.map((entry) => entry.path).filter((path) => !notRestored.includes(path))
+      const list = (paths: ReadonlyArray<string>) => (paths.length === 0 ? "none" : paths.join(", "))
+      return yield* new CommitFailed({
+        path: file.path,
+        restored,
+        notRestored,
+        message:
+          `Writing ${file.path} failed: ${error}. ` +
+          (failed.length === 0
+            ? `Everything was restored to its previous bytes (files restored: ${list(restored)}).`
+            : `Restored: ${list(restored)}. NOT restored: ${failed.map((entry) => `${entry.path} (${entry.why})`).join(", ")}.`),
+        suggestion:
+          failed.length === 0
+            ? "Fix the cause and prepare the transaction again from the files' current text."
+            : `Restore ${list(notRestored)} by hand (git checkout, or the transaction's diffs), then prepare it again.`
+      })
+    }
+    const rollback = Effect.gen(function* () {
+      const failed = yield* restoreAll(workspace, prepared.files, true)
+      if (failed.length === 0) return
+      return yield* new RollbackFailed({
+        notRestored: failed.map((entry) => entry.path),
+        message: `Could not restore: ${failed.map((entry) => `${entry.path} (${entry.why})`).join(", ")}. The other files were restored.`,
+        suggestion: "Restore these files by hand (git checkout, or the transaction's diffs)."
+      })
+    })
+    return { files: prepared.files, rollback }
+  })

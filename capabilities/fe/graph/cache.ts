@@ -257,12 +257,14 @@ export const layer: Layer.Layer<FeGraph, never, Workspace> = Layer.effect(
         const { files, limited } = yield* listAll
         const paths = new Set(files.map((f) => f.path))
         const manifests = manifestsOf(paths)
-        const key = yield* configKey(paths, cached?.config.tsconfigs ?? ["tsconfig.json", "jsconfig.json"], manifests)
+        // tsconfig.json and jsconfig.json always count: one created since the last call changes the key.
+        const rootConfigs = ["tsconfig.json", "jsconfig.json"]
+        const key = yield* configKey(paths, [...(cached?.config.tsconfigs ?? []), ...rootConfigs], manifests)
         let entry = cached
         if (entry === undefined || entry.config.key !== key) {
           const config = yield* readConfig(paths, key)
           // The key again with the tsconfigs actually read, so the next call compares like with like.
-          const fullKey = yield* configKey(paths, config.tsconfigs, manifests)
+          const fullKey = yield* configKey(paths, [...config.tsconfigs, ...rootConfigs], manifests)
           entry = newEntry(parse, { ...config, key: fullKey })
         }
         // Sources: stat each (size and modification time), read those that are new or changed.
@@ -281,6 +283,9 @@ export const layer: Layer.Layer<FeGraph, never, Workspace> = Layer.effect(
           (file) => isParsedSource(file.path) && entry.stamps.get(file.path) !== `${file.size}:${file.mtimeMs}`
         )
         const texts = new Map<string, string>()
+        // A file that could not be read this time (being written, a read error) is read again next time: it is
+        // given an impossible modification time now and not stamped.
+        const unread = new Set<string>()
         yield* Effect.forEach(
           changed,
           (file) =>
@@ -288,15 +293,20 @@ export const layer: Layer.Layer<FeGraph, never, Workspace> = Layer.effect(
               ? Effect.void
               : Effect.map(readText(file.path), (text) => {
                   if (text !== undefined) texts.set(file.path, text)
+                  else unread.add(file.path)
                 }),
           { concurrency: 16, discard: true }
         )
         entry.texts.current = texts
-        const update = entry.graph.update(listing)
+        const update = entry.graph.update(
+          unread.size === 0 ? listing : listing.map((file) => (unread.has(file.path) ? { ...file, mtimeMs: -1 } : file))
+        )
         entry.texts.current = new Map()
         entry.stamps.clear()
         for (const file of listing) {
-          if (isParsedSource(file.path)) entry.stamps.set(file.path, `${file.size}:${file.mtimeMs}`)
+          if (isParsedSource(file.path) && !unread.has(file.path)) {
+            entry.stamps.set(file.path, `${file.size}:${file.mtimeMs}`)
+          }
         }
         const snapshot: GraphSnapshot = {
           graph: entry.graph,
