@@ -377,6 +377,8 @@ export interface FileEntry {
   /** Relative to the root, `/`-separated. */
   readonly path: string
   readonly size: number
+  /** Last modification, in milliseconds since the epoch (from the walk's own `lstat`). Since 0.4.0. */
+  readonly modifiedMs: number
 }
 
 /**
@@ -389,7 +391,11 @@ export interface FileEntry {
  * ```ts
  * import type { FilesResult } from "effect-mcp-runtime/Workspace"
  *
- * const page: FilesResult = { path: "", files: [{ path: "src/a.ts", size: 19 }], nextCursor: "dzE6c3JjL2EudHM" }
+ * const page: FilesResult = {
+ *   path: "",
+ *   files: [{ path: "src/a.ts", size: 19, modifiedMs: 1764000000000 }],
+ *   nextCursor: "dzE6c3JjL2EudHM"
+ * }
  * ```
  *
  * @category models

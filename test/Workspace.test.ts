@@ -764,7 +764,12 @@ describe("listFiles", () => {
         seen,
         once.files.map((file) => file.path)
       )
-      assert.deepStrictEqual((yield* ws.listFiles("README.md")).files, [{ path: "README.md", size: 16 }])
+      const single = (yield* ws.listFiles("README.md")).files
+      assert.deepStrictEqual(
+        single.map(({ path, size }) => ({ path, size })),
+        [{ path: "README.md", size: 16 }]
+      )
+      assert.strictEqual(single[0]!.modifiedMs, (yield* ws.stat("README.md")).modifiedMs)
       assert.strictEqual(yield* rejection(ws.listFiles("", { cursor: "!!" })), "InvalidArgument")
       assert.strictEqual(yield* rejection(ws.listFiles("", { limit: 0 })), "InvalidArgument")
     })

@@ -235,30 +235,6 @@ const directImporters = (graph: ImportGraph, target: Resolved): Array<ImporterRe
   return out
 }
 
-/** Every importer of the direct ones, through others, nearest first: breadth first from the direct importers. */
-const closure = (
-  graph: ImportGraph,
-  file: string,
-  direct: ReadonlyArray<string>
-): Array<{ readonly path: string; readonly depth: number }> => {
-  const seen = new Set([file, ...direct])
-  const out = direct.map((path) => ({ path, depth: 1 }))
-  let frontier = [...direct]
-  for (let depth = 2; frontier.length > 0; depth++) {
-    const next: Array<string> = []
-    for (const current of frontier) {
-      for (const importer of graph.importersOf(current)) {
-        if (seen.has(importer)) continue
-        seen.add(importer)
-        next.push(importer)
-        out.push({ path: importer, depth })
-      }
-    }
-    frontier = next
-  }
-  return out
-}
-
 /** The files of the cycle through `file`: those it reaches through its imports that also import it. */
 const cycleOf = (graph: ImportGraph, file: string, importers: ReadonlySet<string>): ReadonlyArray<string> => {
   const reached = new Set<string>()
@@ -312,9 +288,9 @@ const riskOf = (direct: number, transitive: number, tests: number): TargetResult
 
 const analyse = (graph: ImportGraph, target: Resolved, maxDepth: number): TargetResult => {
   const importers = directImporters(graph, target)
-  const all = closure(
-    graph,
+  const all = graph.transitiveImporters(
     target.file,
+    Number.POSITIVE_INFINITY,
     importers.map((i) => i.path)
   )
   const tests = all

@@ -9,7 +9,7 @@ import * as Effect from "effect/Effect"
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import * as Tool from "../../src/Tool.ts"
-import { Workspace } from "../../src/Workspace.ts"
+import { type FileEntry, Workspace } from "../../src/Workspace.ts"
 import { mapWorkspaceError } from "../workspace/errors.ts"
 import { componentExtensions, extractComponent } from "./skeleton/components.ts"
 import { extract, type FileSkeleton, loadParser } from "./skeleton/extract.ts"
@@ -46,6 +46,53 @@ export const skippedDirs: ReadonlyArray<string> = [
  * @since 0.4.0
  */
 export const maxFileBytes = 512 * 1024
+
+/**
+ * The files under `path` as fe walks a project — `.gitignore` and the deny
+ * list as the workspace applies them, {@link skippedDirs} never entered —
+ * those `keep` accepts, at most `max` of them (`limited` when there were
+ * more). Shared by `fe_skeleton` and the import graph.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import * as Effect from "effect/Effect"
+ * import { Workspace } from "effect-mcp-runtime/Workspace"
+ * import { listProjectFiles } from "./capabilities/fe/skeleton.ts"
+ *
+ * const sources = Effect.flatMap(Effect.service(Workspace), (workspace) =>
+ *   listProjectFiles(workspace, "src", { max: 5000, keep: (path) => path.endsWith(".ts") })
+ * )
+ * ```
+ *
+ * @category listing
+ * @since 0.4.0
+ */
+export const listProjectFiles = (
+  workspace: Workspace["Service"],
+  path: string,
+  options: { readonly max: number; readonly keep?: ((path: string) => boolean) | undefined }
+): Effect.Effect<{ readonly files: ReadonlyArray<FileEntry>; readonly limited: boolean }, Tool.ToolError> =>
+  Effect.gen(function* () {
+    const files: Array<FileEntry> = []
+    let limited = false
+    let cursor: string | undefined
+    do {
+      const page = yield* mapWorkspaceError(
+        workspace.listFiles(path, { cursor, limit: 1000, skipDirectories: skippedDirs })
+      )
+      for (const file of page.files) {
+        if (options.keep !== undefined && !options.keep(file.path)) continue
+        if (files.length >= options.max) {
+          limited = true
+          break
+        }
+        files.push(file)
+      }
+      cursor = limited ? undefined : page.nextCursor
+    } while (cursor !== undefined)
+    return { files, limited }
+  })
 
 /** Sources, declaration files (`.d.ts`: generated or ambient, no code of the project's own) and minified bundles left out. */
 const isSource = (path: string): boolean =>
@@ -162,25 +209,12 @@ export const skeleton = Tool.make("skeleton", {
         )
       )
       const start = yield* mapWorkspaceError(workspace.stat(path === "" ? "." : path))
-      const found: Array<{ readonly path: string; readonly size: number }> = []
-      let scanLimited = false
       // One walk (a file maps itself): .gitignore and the deny list as the workspace applies them, and the usual
       // dependency and build directories never entered, at any depth, even where no .gitignore names them.
-      let cursor: string | undefined
-      do {
-        const page = yield* mapWorkspaceError(
-          workspace.listFiles(start.path, { cursor, limit: 1000, skipDirectories: skippedDirs })
-        )
-        for (const file of page.files) {
-          if (!isSource(file.path) && start.type === "directory") continue
-          if (found.length >= maxFiles) {
-            scanLimited = true
-            break
-          }
-          found.push(file)
-        }
-        cursor = scanLimited ? undefined : page.nextCursor
-      } while (cursor !== undefined)
+      const { files: found, limited: scanLimited } = yield* listProjectFiles(workspace, start.path, {
+        max: maxFiles,
+        keep: start.type === "directory" ? isSource : undefined
+      })
       let skipped = 0
       const skeletons = (yield* Effect.forEach(
         found,

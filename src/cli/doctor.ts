@@ -140,17 +140,7 @@ export interface CapabilityReport {
    * reached, whether it is connected (else why not), how many times it was
    * reconnected, and what it listed that could not be published. Since 0.3.0.
    */
-  readonly upstream?:
-    | {
-        readonly transport: string
-        readonly state: "connecting" | "connected" | "failed"
-        readonly reason: string | undefined
-        readonly restarts: number
-        readonly pid: number | undefined
-        readonly server: { readonly name: string; readonly version: string } | undefined
-        readonly problems: ReadonlyArray<string>
-      }
-    | undefined
+  readonly upstream?: Omit<UpstreamStatus, "id" | "tools"> | undefined
 }
 
 const toolMarks = (tool: CapabilityReport["tools"][number]): string => {
@@ -241,20 +231,12 @@ const describeFailure = (cause: Cause.Cause<unknown>): string => {
   return `a defect: ${Cause.pretty(cause).split("\n")[0]}`
 }
 
-const upstreamReport = (status: UpstreamStatus | undefined): Pick<CapabilityReport, "upstream"> =>
-  status === undefined
-    ? {}
-    : {
-        upstream: {
-          transport: status.transport,
-          state: status.state,
-          reason: status.reason,
-          restarts: status.restarts,
-          pid: status.pid,
-          server: status.server,
-          problems: status.problems
-        }
-      }
+// The capability's tools are listed already: the status without its id and tools.
+const upstreamReport = (status: UpstreamStatus | undefined): Pick<CapabilityReport, "upstream"> => {
+  if (status === undefined) return {}
+  const { id: _id, tools: _tools, ...upstream } = status
+  return { upstream }
+}
 
 const upstreamDetails = (upstream: NonNullable<CapabilityReport["upstream"]>): ReadonlyArray<string> => [
   `upstream: ${upstream.transport}`,

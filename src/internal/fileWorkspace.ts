@@ -904,7 +904,9 @@ export const make = Effect.fnUntraced(function* (options: Options & { readonly f
             return false
           }
           const found = yield* lstatIfExists(file.relative, file.absolute)
-          if (found !== undefined && found.isFile()) files.push({ path: file.relative, size: found.size })
+          if (found !== undefined && found.isFile()) {
+            files.push({ path: file.relative, size: found.size, modifiedMs: found.mtimeMs })
+          }
           return true
         })
     })

@@ -5,8 +5,9 @@
  * configuration read from `tsconfig.json` (and the relative configurations
  * it extends) and the project's own packages (`workspaces` of the root
  * `package.json`, and `packages/*`). The graph is built on the first call;
- * later calls stat the sources again and parse only those whose size or
- * modification time changed. A changed tsconfig or package manifest builds
+ * later calls list the files again (the walk gives each one's size and
+ * modification time) and parse only those whose size or modification time
+ * changed. A changed tsconfig or package manifest builds
  * it again.
  *
  * @since 0.4.0
@@ -17,9 +18,8 @@ import * as Layer from "effect/Layer"
 import * as SynchronizedRef from "effect/SynchronizedRef"
 import * as Tool from "../../../src/Tool.ts"
 import { Workspace } from "../../../src/Workspace.ts"
-import { mapWorkspaceError } from "../../workspace/errors.ts"
 import { parseJsonc } from "../jsonc.ts"
-import { maxFileBytes, skippedDirs } from "../skeleton.ts"
+import { listProjectFiles, maxFileBytes } from "../skeleton.ts"
 import { loadParser, type Parse } from "../skeleton/extract.ts"
 import { ImportGraph, type ListedFile, parsedExtensions } from "./graph.ts"
 import { defaultConfig, type PackageInfo, readPackageInfo, readResolverConfig, type ResolverConfig } from "./resolve.ts"
@@ -143,25 +143,7 @@ export const layer: Layer.Layer<FeGraph, never, Workspace> = Layer.effect(
     const workspace = yield* Workspace
     const cache = yield* SynchronizedRef.make<Cached | undefined>(undefined)
 
-    const listAll = Effect.gen(function* () {
-      const files: Array<{ readonly path: string; readonly size: number }> = []
-      let cursor: string | undefined
-      let limited = false
-      do {
-        const page = yield* mapWorkspaceError(
-          workspace.listFiles("", { cursor, limit: 1000, skipDirectories: skippedDirs })
-        )
-        for (const file of page.files) {
-          if (files.length >= maxListedFiles) {
-            limited = true
-            break
-          }
-          files.push(file)
-        }
-        cursor = limited ? undefined : page.nextCursor
-      } while (cursor !== undefined)
-      return { files, limited }
-    })
+    const listAll = listProjectFiles(workspace, "", { max: maxListedFiles })
 
     /** A file's text, or undefined when it cannot be read whole. */
     const readText = (path: string) =>
@@ -267,18 +249,12 @@ export const layer: Layer.Layer<FeGraph, never, Workspace> = Layer.effect(
           const fullKey = yield* configKey(paths, [...config.tsconfigs, ...rootConfigs], manifests)
           entry = newEntry(parse, { ...config, key: fullKey })
         }
-        // Sources: stat each (size and modification time), read those that are new or changed.
-        const listing = yield* Effect.forEach(
-          files,
-          (file): Effect.Effect<ListedFile> =>
-            !isParsedSource(file.path)
-              ? Effect.succeed({ path: file.path, size: file.size, mtimeMs: 0 })
-              : workspace.stat(file.path).pipe(
-                  Effect.map((stat) => ({ path: file.path, size: stat.size, mtimeMs: stat.modifiedMs })),
-                  Effect.orElseSucceed(() => ({ path: file.path, size: file.size, mtimeMs: 0 }))
-                ),
-          { concurrency: 32 }
-        )
+        // Sources: size and modification time as the walk saw them; those new or changed are read.
+        const listing: ReadonlyArray<ListedFile> = files.map((file) => ({
+          path: file.path,
+          size: file.size,
+          mtimeMs: isParsedSource(file.path) ? file.modifiedMs : 0
+        }))
         const changed = listing.filter(
           (file) => isParsedSource(file.path) && entry.stamps.get(file.path) !== `${file.size}:${file.mtimeMs}`
         )

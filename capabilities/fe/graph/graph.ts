@@ -481,15 +481,20 @@ export class ImportGraph {
    * The files that import `path` directly or through others, each with its
    * distance (1: a direct importer), nearest first; `path` itself is left
    * out even when a cycle leads back to it. `maxDepth` bounds the distance.
+   * `direct` are the importers to start from (default: all of them; fewer
+   * for the importers of one export).
    */
   transitiveImporters(
     path: string,
-    maxDepth = Number.POSITIVE_INFINITY
+    maxDepth = Number.POSITIVE_INFINITY,
+    direct: ReadonlyArray<string> = this.importersOf(path)
   ): ReadonlyArray<{ readonly path: string; readonly depth: number }> {
-    const seen = new Set([path])
+    const seen = new Set([path, ...direct])
     const out: Array<{ readonly path: string; readonly depth: number }> = []
-    let frontier = [path]
-    for (let depth = 1; frontier.length > 0 && depth <= maxDepth; depth++) {
+    if (maxDepth < 1) return out
+    for (const importer of new Set(direct)) if (importer !== path) out.push({ path: importer, depth: 1 })
+    let frontier = out.map((entry) => entry.path)
+    for (let depth = 2; frontier.length > 0 && depth <= maxDepth; depth++) {
       const next: Array<string> = []
       for (const current of frontier) {
         for (const importer of this.importersOf(current)) {
