@@ -826,6 +826,9 @@ const confirmAll = (
     const needing: Array<Planned> = []
     for (const entry of planned) {
       if (!entry.tool.confirms || entry.help || entry.stopped !== undefined) continue
+      // An op whose arguments are known and that the tool's confirmWhen exempts (a preview) is not asked about.
+      const literal = literalArgs(entry.op.args)
+      if (literal !== undefined && !entry.tool.confirmsCall(literal)) continue
       if (yield* Confirmation.isPreApproved(entry.tool.name)) continue
       if (askLater && literalArgs(entry.op.args) === undefined) continue
       if (gate._tag === "Some") {

@@ -134,6 +134,12 @@ export interface Tool<
    */
   readonly confirm: boolean | undefined
   /**
+   * For a tool that needs confirmation: which calls do, from the decoded
+   * input (a preview or dry run need not be confirmed). Undefined: every
+   * call. Since 0.4.0.
+   */
+  readonly confirmWhen: ((input: any) => boolean) | undefined
+  /**
    * The JSON Schema published as the tool's `inputSchema` instead of the one
    * generated from `input` (see {@link make}).
    */
@@ -352,6 +358,14 @@ export const make = <
      */
     readonly confirm?: boolean | undefined
     /**
+     * For a tool that needs confirmation (destructive, or `confirm: true`):
+     * which calls need it, from the decoded input — say, only those that
+     * write (`(input) => input.write === true`), so a preview runs without
+     * asking the user. Default: every call. The published `confirm` argument
+     * stays. Since 0.4.0.
+     */
+    readonly confirmWhen?: ((input: Input["Type"]) => boolean) | undefined
+    /**
      * The JSON Schema to publish as `inputSchema` instead of the one generated
      * from `input`: for JSON Schema 2020-12 keywords Effect Schema does not
      * generate (`if`/`then`/`else`, `allOf`/`anyOf` across properties,
@@ -393,6 +407,7 @@ export const make = <
   self.output = options.output
   self.annotations = options.annotations
   self.confirm = options.confirm
+  self.confirmWhen = options.confirmWhen
   self.inputJsonSchema = options.inputJsonSchema
   self.outputJsonSchema = options.outputJsonSchema
   self.task = options.task

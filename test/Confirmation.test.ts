@@ -29,9 +29,15 @@ const makeFiles = () => {
   const read = Tool.make("read", { description: "Reads.", annotations: { readOnlyHint: true } }).pipe(
     Tool.handle(() => Effect.succeed("read"))
   )
+  const publish = Tool.make("publish", {
+    description: "Publishes, or shows what it would publish.",
+    input: Schema.Struct({ dryRun: Schema.optionalKey(Schema.Boolean) }),
+    annotations: { destructiveHint: true },
+    confirmWhen: (input) => input.dryRun !== true
+  }).pipe(Tool.handle(({ dryRun }) => Effect.succeed(dryRun === true ? "would publish" : "published")))
   const Files = Capability.make(
     { id: "f", description: "files", version: "1" },
-    Effect.succeed({ tools: [remove, deploy, read] })
+    Effect.succeed({ tools: [remove, deploy, read, publish] })
   )
   return { deleted, Files }
 }
@@ -158,6 +164,45 @@ describe("confirmation", () => {
         const read = yield* client.request("tools/call", { name: "f_read" })
         assert.deepStrictEqual(read.result.content, [{ type: "text", text: "read" }])
       })
+  )
+
+  it.effect("confirmWhen: a call it exempts (a dry run) runs without asking; the others are asked", () =>
+    Effect.gen(function* () {
+      const { client } = yield* setup({ elicitation: {} })
+      const list = yield* client.request("tools/list")
+      const publish = list.result.tools.find((tool: any) => tool.name === "f_publish")
+      assert.isDefined(publish.inputSchema.properties.confirm, "the confirm argument is still published")
+      // A dry run: no elicitation, the answer comes at once (with or without confirm).
+      const dry = yield* client.request("tools/call", { name: "f_publish", arguments: { dryRun: true } })
+      assert.deepStrictEqual(dry.result.content, [{ type: "text", text: "would publish" }])
+      const dryConfirmed = yield* client.request("tools/call", {
+        name: "f_publish",
+        arguments: { dryRun: true, confirm: true }
+      })
+      assert.deepStrictEqual(dryConfirmed.result.content, [{ type: "text", text: "would publish" }])
+      // The real call is asked about.
+      yield* client.send(call("f_publish", { dryRun: false }))
+      const ask = yield* client.read
+      assert.strictEqual(ask.method, "elicitation/create")
+      assert.include(ask.params.message, "Allow f_publish to run?")
+      yield* client.send({ jsonrpc: "2.0", id: ask.id, result: { action: "decline" } })
+      assert.strictEqual(code(yield* client.read), "not_confirmed")
+      // Arguments that do not decode are answered as invalid, not run and not exempted.
+      const invalid = yield* client.request("tools/call", { name: "f_publish", arguments: { dryRun: "yes" } })
+      assert.strictEqual(code(invalid), "invalid_arguments")
+    })
+  )
+
+  it.effect("confirmWhen with a client that cannot ask: a dry run needs no confirm, a real call does", () =>
+    Effect.gen(function* () {
+      const { client } = yield* setup({})
+      const dry = yield* client.request("tools/call", { name: "f_publish", arguments: { dryRun: true } })
+      assert.deepStrictEqual(dry.result.content, [{ type: "text", text: "would publish" }])
+      const refused = yield* client.request("tools/call", { name: "f_publish", arguments: {} })
+      assert.strictEqual(code(refused), "confirmation_required")
+      const confirmed = yield* client.request("tools/call", { name: "f_publish", arguments: { confirm: true } })
+      assert.deepStrictEqual(confirmed.result.content, [{ type: "text", text: "published" }])
+    })
   )
 
   it.effect("a tool that needs confirmation cannot have its own confirm field", () =>

@@ -34,6 +34,7 @@ import { fileURLToPath } from "node:url"
 import { promisify } from "node:util"
 import { afterAll, beforeAll } from "vitest"
 import { diagnose, diagnosisOf, problemsInText, ruleFor } from "../capabilities/fe/diagnosis/diagnose.ts"
+import { computedSteps, diagnosisId, isDiagnosisId } from "../capabilities/fe/diagnosis/id.ts"
 import { lintRules } from "../capabilities/fe/diagnosis/lint.ts"
 import type { Diagnosis } from "../capabilities/fe/diagnosis/model.ts"
 import { typescriptRules } from "../capabilities/fe/diagnosis/typescript.ts"
@@ -1321,6 +1322,62 @@ describe("fe_doctor: unknown codes and pasted output", () => {
     assert.strictEqual(diagnosis.context, "> 1 | const a = 1")
   })
 
+  it("each diagnosis has a stable id; a computed fix names the fe_surgeon operation that applies it", () => {
+    const problem: ProblemInput = {
+      source: "eslint",
+      kind: "lint",
+      file: "src/api.ts",
+      line: 1,
+      column: 5,
+      code: "prefer-const",
+      message: "'url' is never reassigned. Use 'const' instead.",
+      severity: "error"
+    }
+    const computed = diagnosisOf(problem, ["let url = '/api'"], { related: new Map(), project })
+    assert.match(computed.id, /^d[0-9a-f]{10}$/)
+    assert.isTrue(isDiagnosisId(computed.id))
+    assert.strictEqual(computed.id, diagnosisOf(problem, ["let url = '/api'"], { related: new Map(), project }).id)
+    assert.notStrictEqual(computed.id, diagnosisId({ ...problem, line: 2 }), "another place, another id")
+    assert.deepStrictEqual(computed.surgeon, { op: "apply_diagnosis", id: computed.id })
+    assert.include(computed.next, `"op": "apply_diagnosis", "id": "${computed.id}"`)
+    // Guidance only (no computed edit): no surgeon operation, and the next step says to edit by hand.
+    const unknown = diagnosisOf({ ...problem, code: "TS9999", source: "typescript", kind: "type" }, ["let url = 1"], {
+      related: new Map(),
+      project
+    })
+    assert.isUndefined(unknown.surgeon)
+    assert.notInclude(unknown.next, "fe_surgeon")
+  })
+
+  it("computedSteps takes the steps before the first alternative, and only computed ones", () => {
+    const at = { file: "a.ts", line: 2 }
+    assert.deepStrictEqual(
+      computedSteps([
+        { ...at, operation: "replace", description: "Use const.", before: "let a = 1", after: "const a = 1" },
+        { ...at, operation: "replace", description: "Or, rename it.", before: "let a = 1", after: "let b = 1" }
+      ])?.map((step) => step.after),
+      ["const a = 1"]
+    )
+    assert.strictEqual(
+      computedSteps([{ ...at, operation: "insert", description: "Import it.", after: "import x" }])?.length,
+      1
+    )
+    assert.isUndefined(computedSteps([{ ...at, operation: "investigate", description: "Read it." }]))
+    assert.isUndefined(
+      computedSteps([{ ...at, operation: "install_package", description: "Install.", command: "npm i x" }])
+    )
+    assert.isUndefined(
+      computedSteps([{ ...at, line: 0, operation: "replace", description: "Whole file.", after: "x" }])
+    )
+    assert.isUndefined(computedSteps([]))
+    // A null check's guard is a template the agent completes: not applied.
+    assert.isUndefined(
+      computedSteps([
+        { ...at, operation: "add_null_check", description: "Handle it.", after: "if (x === undefined) {}" }
+      ])
+    )
+  })
+
   it("reads tsc (plain and pretty) and ESLint's stylish output", () => {
     const text = [
       "src/a.ts(3,5): error TS2322: Type 'number' is not assignable to type 'string'.",
@@ -1349,7 +1406,9 @@ describe("fe_doctor through the test kit", () => {
     Layer.succeed(FeState, {
       project: Effect.succeed(project),
       lastVerify: Effect.succeed(last),
-      setLastVerify: () => Effect.void
+      setLastVerify: () => Effect.void,
+      remember: () => Effect.void,
+      problemById: () => Effect.succeed(undefined)
     })
   const client = (last: ReadonlyArray<any> | undefined, workspace: Layer.Layer<any, any>) =>
     TestClient.make(

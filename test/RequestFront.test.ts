@@ -109,7 +109,9 @@ const toolsFor = (c: Counters) =>
         Tool.make("remove", {
           description: "Removes a thing.",
           input: Schema.Struct({ what: Schema.String }),
-          annotations: { destructiveHint: true }
+          annotations: { destructiveHint: true },
+          // "preview" removes nothing: not confirmed.
+          confirmWhen: ({ what }) => what !== "preview"
         }).pipe(Tool.handle(({ what }) => Effect.as(ran(c, "remove"), `removed ${what}`))),
         Tool.make("overwrite", {
           description: "Overwrites a key.",
@@ -538,6 +540,29 @@ describe("RequestFront: controls per op", () => {
       assert.include(asked[0]!, 't_remove(what="b")')
       assert.notInclude(asked[0]!, "t_add")
       assert.strictEqual(c.runs.remove, 2)
+    }).pipe(Effect.scoped, Effect.provide(quiet))
+  )
+
+  it.effect("an op the tool's confirmWhen exempts (a preview) is not in the one confirmation; the others are", () =>
+    Effect.gen(function* () {
+      const c = counters()
+      const asked: Array<string> = []
+      const client = yield* serverWith(c, {
+        elicitation: (params) =>
+          Effect.sync(() => {
+            asked.push(params.message)
+            return { action: "accept", content: { confirm: true } }
+          })
+      })
+      const previewOnly = yield* request(client, { ops: 't_remove(what="preview")' })
+      assert.strictEqual(previewOnly.summary.succeeded, 1)
+      assert.deepStrictEqual(asked, [], "a preview alone asks nothing")
+      const mixed = yield* request(client, { ops: 't_remove(what="preview"); t_remove(what="a")' })
+      assert.strictEqual(mixed.summary.succeeded, 2)
+      assert.strictEqual(asked.length, 1)
+      assert.include(asked[0]!, 't_remove(what="a")')
+      assert.notInclude(asked[0]!, "preview")
+      assert.strictEqual(c.runs.remove, 3)
     }).pipe(Effect.scoped, Effect.provide(quiet))
   )
 

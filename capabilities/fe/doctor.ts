@@ -135,7 +135,9 @@ export const doctor = Tool.make("doctor", {
         next:
           problems.length === 0
             ? "Nothing to fix. Call fe_verify after the next change."
-            : "Apply the fixes with workspace_edit (each step's before/after is exact text of the file), then call fe_verify to check them."
+            : diagnoses.some((d) => d.surgeon !== undefined)
+              ? 'Apply the computed fixes in one call: fe_batch with operations [{ op: "apply_diagnosis", id }] for each diagnosis that has a surgeon operation (it runs fe_verify and rolls back if things get worse); apply the others with workspace_edit (before/after are exact text), then call fe_verify.'
+              : "Apply the fixes with workspace_edit (each step's before/after is exact text of the file), then call fe_verify to check them."
       }
     })
   )

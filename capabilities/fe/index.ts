@@ -14,10 +14,15 @@
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Capability from "../../src/Capability.ts"
+import { makeBatch } from "./batch.ts"
+import { budget } from "./budget.ts"
+import { diff } from "./diff.ts"
 import { doctor } from "./doctor.ts"
 import * as FeGraph from "./graph/cache.ts"
 import { impact } from "./impact.ts"
+import { scaffold } from "./scaffold.ts"
 import { skeleton } from "./skeleton.ts"
+import { surgeon } from "./surgeon.ts"
 import { FeSettings } from "./settings.ts"
 import * as FeState from "./state.ts"
 import { makeVerify } from "./verify.ts"
@@ -52,7 +57,7 @@ export const FeCapability = Capability.make(
     version: "0.2.0"
   },
   Effect.map(Effect.service(FeSettings), (settings) => ({
-    tools: [skeleton, makeVerify(settings), doctor, impact]
+    tools: [skeleton, makeVerify(settings), doctor, impact, scaffold, surgeon, makeBatch(settings), diff, budget]
   }))
 ).pipe(Layer.provide(Layer.merge(FeState.layer, FeGraph.layer)))
 

@@ -13,6 +13,7 @@ import * as Ref from "effect/Ref"
 import * as SynchronizedRef from "effect/SynchronizedRef"
 import * as Tool from "../../src/Tool.ts"
 import { Workspace } from "../../src/Workspace.ts"
+import { diagnosisId } from "./diagnosis/id.ts"
 import { parseJsonc } from "./jsonc.ts"
 import type { Problem } from "./problem.ts"
 import { detect, probedPaths, type ProjectInfo, watchedFiles } from "./project.ts"
@@ -40,12 +41,26 @@ export class FeState extends Context.Service<
     readonly project: Effect.Effect<ProjectInfo, Tool.ToolError>
     /** The problems of the last fe_verify run, or undefined when none ran. */
     readonly lastVerify: Effect.Effect<ReadonlyArray<Problem> | undefined>
-    /** Records the problems of a verify run. */
+    /** Records the problems of a verify run (and remembers them for {@link problemById}). */
     readonly setLastVerify: (problems: ReadonlyArray<Problem>) => Effect.Effect<void>
+    /**
+     * Remembers problems without making them the last verify's (a check
+     * `fe_batch` runs), so their diagnosis ids stay known. Since 0.4.0.
+     */
+    readonly remember: (problems: ReadonlyArray<Problem>) => Effect.Effect<void>
+    /**
+     * A problem of this session's verify runs by its diagnosis id (see
+     * `diagnosis/id.ts`): the last run's first, then the most recent 10,000
+     * seen. Since 0.4.0.
+     */
+    readonly problemById: (id: string) => Effect.Effect<Problem | undefined>
   }
 >()("effect-mcp-runtime/capabilities/fe/FeState") {}
 
 const maxRootEntries = 5000
+
+/** How many problems of earlier verify runs are remembered by id. */
+const maxRemembered = 10_000
 
 /**
  * The live state over the `Workspace`: the detection reads the root's
@@ -147,10 +162,29 @@ export const layer: Layer.Layer<FeState, never, Workspace> = Layer.effect(
       })
     )
 
+    // Every problem seen, by diagnosis id, oldest first (a Map keeps insertion order): ids of earlier runs stay
+    // applicable after a narrower run (fe_batch's checks) replaced the last one.
+    const seen = new Map<string, Problem>()
+    const remember = (problems: ReadonlyArray<Problem>) =>
+      Effect.sync(() => {
+        for (const problem of problems) {
+          const id = diagnosisId(problem)
+          seen.delete(id)
+          seen.set(id, problem)
+        }
+        for (const id of seen.keys()) {
+          if (seen.size <= maxRemembered) break
+          seen.delete(id)
+        }
+      })
+
     return FeState.of({
       project,
       lastVerify: Ref.get(last),
-      setLastVerify: (problems) => Ref.set(last, problems)
+      setLastVerify: (problems) => Effect.andThen(Ref.set(last, problems), remember(problems)),
+      remember,
+      problemById: (id) =>
+        Effect.map(Ref.get(last), (problems) => problems?.find((p) => diagnosisId(p) === id) ?? seen.get(id))
     })
   })
 )

@@ -450,6 +450,39 @@ const lineScript = (a: ReadonlyArray<string>, b: ReadonlyArray<string>): Array<D
 }
 
 /**
+ * Where each line of `before` is in `after`: for the 0-based line `i` of
+ * `before`, the 0-based line of `after` that holds it unchanged, or
+ * `undefined` when it was changed or deleted (lines matched by the longest
+ * common subsequence, split at `\n`; beyond 4 million compared cells only the
+ * common beginning and end are matched). For edits made on the lines of an
+ * earlier version of a text.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import { lineMap } from "./capabilities/fe/transaction.ts"
+ *
+ * lineMap("a\nb\nc\n", "a\nx\nc\n") // => [0, undefined, 2, 3]
+ * lineMap("a\nb\n", "new\na\nb\n") // => [1, 2, 3]
+ * ```
+ *
+ * @category helpers
+ * @since 0.4.0
+ */
+export const lineMap = (before: string, after: string): Array<number | undefined> => {
+  // Split at every \n so the last (possibly empty) line is mapped too.
+  const script = lineScript(before.split("\n"), after.split("\n"))
+  const map: Array<number | undefined> = []
+  let next = 0
+  for (const line of script) {
+    if (line.kind === " ") map.push(next++)
+    else if (line.kind === "-") map.push(undefined)
+    else next++
+  }
+  return map
+}
+
+/**
  * A unified diff (as `diff -u` writes it, with `a/` and `b/` prefixes and
  * `/dev/null` for a missing side) from `before` to `after`, with three lines
  * of context; `""` when they are equal. Lines end at `\n` (a `\r` stays part

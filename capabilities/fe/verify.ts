@@ -206,31 +206,47 @@ const typecheckProjects = (tsconfig: string) =>
   })
 
 /**
- * Builds the `verify` tool, published as `fe_verify`, for the given
- * settings: the typecheck (`tsc --noEmit` for the tsconfig, or for each
- * project a solution-style tsconfig references), the linter (ESLint's JSON
- * formatter or Biome's JSON reporter) and the tests (Vitest's or Jest's JSON
- * report), each run with the project's own package from `node_modules`
- * through the CommandRunner, one after the other. The result is a status
- * per step and every problem with its file, line, column, code, message and
- * severity (failing tests with their names and assertion messages), each
- * carrying a suggestion to call `fe_doctor`. Progress is reported at the
- * start and end of each step. Cancelling the call kills the running tool
- * and every process it started.
+ * What a verification is asked: the `fe_verify` tool's arguments.
+ *
+ * @category models
+ * @since 0.4.0
+ */
+export interface VerifyInput {
+  readonly steps?: ReadonlyArray<Step> | undefined
+  readonly files?: ReadonlyArray<string> | undefined
+  readonly timeoutMs?: number | undefined
+  readonly maxProblems?: number | undefined
+}
+
+/**
+ * Runs a verification as `fe_verify` does, for other fe tools (`fe_batch`
+ * checks a change with it, in process): the arguments are checked first
+ * (`ToolError` for a file that does not exist), then the steps run one after
+ * the other and the session's last problems are set (what `fe_doctor`
+ * diagnoses; with `record: false` they are only remembered by diagnosis id).
+ * With `task: true` the steps run as the call's task when the client asked
+ * for one (2026-07-28).
  *
  * **Example**
  *
  * ```ts
- * import { makeVerify } from "./capabilities/fe/verify.ts"
+ * import { makeVerifyRun } from "./capabilities/fe/verify.ts"
  * import { defaultFeSettings } from "./capabilities/fe/settings.ts"
  *
- * makeVerify(defaultFeSettings).tool.annotations?.readOnlyHint // => false
+ * const verify = makeVerifyRun(defaultFeSettings)
+ * const typecheck = verify({ steps: ["typecheck"], files: ["src/a.ts"] })
+ * // Effect<VerifyResult, ToolError, CommandRunner | Progress | Workspace | FeState>
  * ```
  *
  * @category constructors
- * @since 0.1.0
+ * @since 0.4.0
  */
-export const makeVerify = (settings: FeSettingsShape): Tool.Handled<CommandRunner | Progress | Workspace | FeState> => {
+export const makeVerifyRun = (
+  settings: FeSettingsShape
+): ((
+  input: VerifyInput,
+  options?: { readonly task?: boolean; readonly record?: boolean }
+) => Effect.Effect<VerifyResult, Tool.ToolError, CommandRunner | Progress | Workspace | FeState>) => {
   const defaultTimeoutMs = Math.min(settings.defaultStepTimeoutMs, settings.maxStepTimeoutMs)
 
   const run = (
@@ -520,6 +536,131 @@ export const makeVerify = (settings: FeSettingsShape): Tool.Handled<CommandRunne
     test
   }
 
+  return Effect.fnUntraced(function* (
+    { files = [], maxProblems = 50, steps: chosen, timeoutMs }: VerifyInput,
+    options: { readonly task?: boolean; readonly record?: boolean } = {}
+  ) {
+    const state = yield* FeState
+    const workspace = yield* Workspace
+    const project = yield* state.project
+    const normalized: Array<string> = []
+    for (const file of files) {
+      const resolved = yield* workspace.resolve(file).pipe(
+        Effect.mapError(
+          (error) =>
+            new Tool.ToolError({
+              message: `files: ${error.message}`,
+              code: "invalid_file",
+              suggestion: "Pass files relative to the workspace root; workspace_list shows them."
+            })
+        )
+      )
+      if (!resolved.exists) {
+        return yield* new Tool.ToolError({
+          message: `files: ${file} does not exist.`,
+          code: "invalid_file",
+          suggestion: "Pass files relative to the workspace root; workspace_list or fe_skeleton shows them."
+        })
+      }
+      normalized.push(resolved.relative)
+    }
+    const order: ReadonlyArray<Step> = ["typecheck", "lint", "test"]
+    const selected = order.filter((step) => chosen === undefined || chosen.includes(step))
+    const ctx: StepContext = {
+      project,
+      files: normalized,
+      timeoutMs: Math.min(timeoutMs ?? defaultTimeoutMs, settings.maxStepTimeoutMs),
+      roots: [workspace.root]
+    }
+    // Under 2026-07-28, with a client that declared tasks, the steps run as a task: the call is answered at
+    // once and tasks/get follows it (tasks/cancel stops the running tool and every process it started).
+    const work = Effect.gen(function* () {
+      // Read inside the task's work: a task's Progress is disabled (a task sends no notifications), the
+      // request's would report on the call that created the task.
+      const progress = yield* Progress
+      const outcomes: Array<StepOutcome> = []
+      for (const [index, step] of selected.entries()) {
+        yield* progress.report({ progress: index * 2, total: selected.length * 2, message: `${step}: running` })
+        const outcome = yield* steps[step](ctx)
+        outcomes.push(outcome)
+        yield* progress.report({
+          progress: index * 2 + 1,
+          total: selected.length * 2,
+          message: `${step}: ${outcome.result.status} — ${outcome.result.detail}`
+        })
+      }
+      const all = outcomes.flatMap((outcome) => outcome.problems)
+      const sorted = [...all.filter((p) => p.severity === "error"), ...all.filter((p) => p.severity === "warning")].map(
+        (p) => ({ ...p, suggestion: suggestionFor(p) })
+      )
+      // A check another tool runs (fe_batch's) only remembers its problems' ids; fe_verify's are the last run.
+      yield* options.record === false ? state.remember(sorted) : state.setLastVerify(sorted)
+      const results = outcomes.map((outcome) => outcome.result)
+      const ok = results.every((r) => r.status === "passed" || r.status === "skipped")
+      const errors = sorted.filter((p) => p.severity === "error").length
+      const warnings = sorted.length - errors
+      const stepsText = results.map((r) => `${r.step} ${r.status}`).join(", ")
+      const broken = results.filter((r) => r.status === "error" || r.status === "timed_out")
+      const summary = ok
+        ? `All checks passed (${stepsText})${warnings > 0 ? `, with ${plural(warnings, "warning")}` : ""}.`
+        : `${stepsText}: ${plural(errors, "error")}${warnings > 0 ? ` and ${plural(warnings, "warning")}` : ""}` +
+          (broken.length > 0 ? `; ${broken.map((r) => `${r.step}: ${r.detail}`).join(" ")}` : ".")
+      const next =
+        errors > 0
+          ? "Call fe_doctor with no arguments for the cause and fix of each problem, apply the fixes with workspace_edit, then call fe_verify again."
+          : broken.length > 0
+            ? "Fix what stopped the steps that did not run (see each step's detail), then call fe_verify again."
+            : warnings > 0
+              ? "Only warnings remain: fe_doctor explains them; call fe_verify again after changing code."
+              : "Nothing to fix. Call fe_verify again after the next change; fe_skeleton maps the code."
+      return {
+        ok,
+        project: {
+          framework: project.framework,
+          packageManager: project.packageManager,
+          tsconfig: project.tsconfig,
+          linter: project.linter,
+          testRunner: project.testRunner
+        },
+        steps: results,
+        problems: sorted.slice(0, maxProblems),
+        problemsTotal: sorted.length,
+        summary,
+        next
+      }
+    })
+    return yield* options.task === true ? Task.background(work) : work
+  })
+}
+
+/**
+ * Builds the `verify` tool, published as `fe_verify`, for the given
+ * settings: the typecheck (`tsc --noEmit` for the tsconfig, or for each
+ * project a solution-style tsconfig references), the linter (ESLint's JSON
+ * formatter or Biome's JSON reporter) and the tests (Vitest's or Jest's JSON
+ * report), each run with the project's own package from `node_modules`
+ * through the CommandRunner, one after the other. The result is a status
+ * per step and every problem with its file, line, column, code, message and
+ * severity (failing tests with their names and assertion messages), each
+ * carrying a suggestion to call `fe_doctor`. Progress is reported at the
+ * start and end of each step. Cancelling the call kills the running tool
+ * and every process it started.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import { makeVerify } from "./capabilities/fe/verify.ts"
+ * import { defaultFeSettings } from "./capabilities/fe/settings.ts"
+ *
+ * makeVerify(defaultFeSettings).tool.annotations?.readOnlyHint // => false
+ * ```
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const makeVerify = (settings: FeSettingsShape): Tool.Handled<CommandRunner | Progress | Workspace | FeState> => {
+  const defaultTimeoutMs = Math.min(settings.defaultStepTimeoutMs, settings.maxStepTimeoutMs)
+  const run = makeVerifyRun(settings)
   return Tool.make("verify", {
     title: "Verify the project (typecheck, lint, test)",
     description:
@@ -554,101 +695,5 @@ export const makeVerify = (settings: FeSettingsShape): Tool.Handled<CommandRunne
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     timeout: settings.maxStepTimeoutMs * 4 + 30_000,
     task: "optional"
-  }).pipe(
-    Tool.handle(
-      Effect.fnUntraced(function* ({ files = [], maxProblems = 50, steps: chosen, timeoutMs }) {
-        const state = yield* FeState
-        const workspace = yield* Workspace
-        const project = yield* state.project
-        const normalized: Array<string> = []
-        for (const file of files) {
-          const resolved = yield* workspace.resolve(file).pipe(
-            Effect.mapError(
-              (error) =>
-                new Tool.ToolError({
-                  message: `files: ${error.message}`,
-                  code: "invalid_file",
-                  suggestion: "Pass files relative to the workspace root; workspace_list shows them."
-                })
-            )
-          )
-          if (!resolved.exists) {
-            return yield* new Tool.ToolError({
-              message: `files: ${file} does not exist.`,
-              code: "invalid_file",
-              suggestion: "Pass files relative to the workspace root; workspace_list or fe_skeleton shows them."
-            })
-          }
-          normalized.push(resolved.relative)
-        }
-        const order: ReadonlyArray<Step> = ["typecheck", "lint", "test"]
-        const selected = order.filter((step) => chosen === undefined || chosen.includes(step))
-        const ctx: StepContext = {
-          project,
-          files: normalized,
-          timeoutMs: Math.min(timeoutMs ?? defaultTimeoutMs, settings.maxStepTimeoutMs),
-          roots: [workspace.root]
-        }
-        // Under 2026-07-28, with a client that declared tasks, the steps run as a task: the call is answered at
-        // once and tasks/get follows it (tasks/cancel stops the running tool and every process it started).
-        return yield* Task.background(
-          Effect.gen(function* () {
-            // Read inside the task's work: a task's Progress is disabled (a task sends no notifications), the
-            // request's would report on the call that created the task.
-            const progress = yield* Progress
-            const outcomes: Array<StepOutcome> = []
-            for (const [index, step] of selected.entries()) {
-              yield* progress.report({ progress: index * 2, total: selected.length * 2, message: `${step}: running` })
-              const outcome = yield* steps[step](ctx)
-              outcomes.push(outcome)
-              yield* progress.report({
-                progress: index * 2 + 1,
-                total: selected.length * 2,
-                message: `${step}: ${outcome.result.status} — ${outcome.result.detail}`
-              })
-            }
-            const all = outcomes.flatMap((outcome) => outcome.problems)
-            const sorted = [
-              ...all.filter((p) => p.severity === "error"),
-              ...all.filter((p) => p.severity === "warning")
-            ].map((p) => ({ ...p, suggestion: suggestionFor(p) }))
-            yield* state.setLastVerify(sorted)
-            const results = outcomes.map((outcome) => outcome.result)
-            const ok = results.every((r) => r.status === "passed" || r.status === "skipped")
-            const errors = sorted.filter((p) => p.severity === "error").length
-            const warnings = sorted.length - errors
-            const stepsText = results.map((r) => `${r.step} ${r.status}`).join(", ")
-            const broken = results.filter((r) => r.status === "error" || r.status === "timed_out")
-            const summary = ok
-              ? `All checks passed (${stepsText})${warnings > 0 ? `, with ${plural(warnings, "warning")}` : ""}.`
-              : `${stepsText}: ${plural(errors, "error")}${warnings > 0 ? ` and ${plural(warnings, "warning")}` : ""}` +
-                (broken.length > 0 ? `; ${broken.map((r) => `${r.step}: ${r.detail}`).join(" ")}` : ".")
-            const next =
-              errors > 0
-                ? "Call fe_doctor with no arguments for the cause and fix of each problem, apply the fixes with workspace_edit, then call fe_verify again."
-                : broken.length > 0
-                  ? "Fix what stopped the steps that did not run (see each step's detail), then call fe_verify again."
-                  : warnings > 0
-                    ? "Only warnings remain: fe_doctor explains them; call fe_verify again after changing code."
-                    : "Nothing to fix. Call fe_verify again after the next change; fe_skeleton maps the code."
-            return {
-              ok,
-              project: {
-                framework: project.framework,
-                packageManager: project.packageManager,
-                tsconfig: project.tsconfig,
-                linter: project.linter,
-                testRunner: project.testRunner
-              },
-              steps: results,
-              problems: sorted.slice(0, maxProblems),
-              problemsTotal: sorted.length,
-              summary,
-              next
-            }
-          })
-        )
-      })
-    )
-  )
+  }).pipe(Tool.handle((input) => run(input, { task: true })))
 }

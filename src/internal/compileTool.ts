@@ -40,6 +40,12 @@ export interface CompiledTool {
   readonly annotations: Tool.Tool["annotations"]
   /** Whether a call needs the user's confirmation (see `Confirmation`); its input schema then has `confirm`. */
   readonly confirms: boolean
+  /**
+   * Whether this call needs confirmation (with `confirms`): the tool's
+   * `confirmWhen` on the decoded arguments (`confirm` left out); true when it
+   * has none or the arguments do not decode.
+   */
+  readonly confirmsCall: (args: unknown) => boolean
   readonly description: string
   /** The `tools/list` entry per era, already serialized. */
   readonly listEntry: Readonly<Record<Era, string>>
@@ -512,6 +518,15 @@ export const compileTool = (
     onExcessProperty: "error",
     reportInput: true
   })
+  // The `confirm` argument the runtime adds is not the tool's: decoded without it, as the call will be.
+  const decodeOwn = (args: unknown) => {
+    let given = args === undefined ? {} : args
+    if (confirms && typeof given === "object" && given !== null && Confirmation.argument in given) {
+      const { [Confirmation.argument]: _, ...rest } = given as Record<string, unknown>
+      given = rest
+    }
+    return decode(given)
+  }
   const encode =
     tool.output === undefined ? undefined : Schema.encodeUnknownExit(Schema.toCodecJson(tool.output), { errors: "all" })
 
@@ -658,15 +673,15 @@ export const compileTool = (
             : onFailure(cause)
       }) as Effect.Effect<CallToolResult, MissingRequiredClientCapability, RequestContext>,
     task: tool.task,
+    confirmsCall: (args) => {
+      if (!confirms) return false
+      if (tool.confirmWhen === undefined) return true
+      const decoded = decodeOwn(args)
+      return Exit.isFailure(decoded) || tool.confirmWhen(decoded.value) !== false
+    },
     writeKeys: (args) => {
       if (tool.writeKey === undefined) return noKeys
-      // The `confirm` argument the runtime adds is not the tool's: decoded without it, as the call will be.
-      let given = args === undefined ? {} : args
-      if (confirms && typeof given === "object" && given !== null && Confirmation.argument in given) {
-        const { [Confirmation.argument]: _, ...rest } = given as Record<string, unknown>
-        given = rest
-      }
-      const decoded = decode(given)
+      const decoded = decodeOwn(args)
       if (Exit.isFailure(decoded)) return noKeys
       const keys = tool.writeKey(decoded.value)
       return keys === undefined ? noKeys : typeof keys === "string" ? [keys] : keys

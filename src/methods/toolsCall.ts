@@ -379,8 +379,9 @@ const confirmed = (
 ): Effect.Effect<Method.RawJson, MissingRequiredClientCapability, RequestContext | Client> => {
   const request = answering.request
   if (!tool.confirms) return call(tool, params, answering, context, audit)
-  // The request front asked the user once for the whole request (see NestedCall's `confirmed`).
-  if (request.confirmed === true) {
+  // The request front asked the user once for the whole request (see NestedCall's `confirmed`); a call the
+  // tool's `confirmWhen` exempts (a preview) is not asked about either.
+  if (request.confirmed === true || !tool.confirmsCall(params.arguments)) {
     if (params.arguments === undefined || !(Confirmation.argument in params.arguments)) {
       return call(tool, params, answering, context, audit)
     }

@@ -17,7 +17,7 @@ import { promisify } from "node:util"
 const run = promisify(execFile)
 
 /** The fixture projects, by directory name under test/fixtures/fe/. */
-export const fixtures = ["react-app", "broken-app", "biome-jest-app"] as const
+export const fixtures = ["react-app", "broken-app", "biome-jest-app", "next-app"] as const
 
 export type Fixture = (typeof fixtures)[number]
 

@@ -11,6 +11,7 @@ import type { ProblemInput } from "../problem.ts"
 import type { ProjectInfo } from "../project.ts"
 import { parseTsc, relativePath } from "../verify/parse.ts"
 import { lintRules } from "./lint.ts"
+import { computedSteps, diagnosisId } from "./id.ts"
 import type { Diagnosis, Neighbours, Rule, RuleInput } from "./model.ts"
 import { excerpt, importSpecifier, quotedNames, unquote } from "./source.ts"
 import { testRules } from "./tests.ts"
@@ -38,6 +39,15 @@ export const ruleFor = (problem: Pick<ProblemInput, "kind" | "code">): Rule | un
     : problem.kind === "lint"
       ? lintRules[problem.code]
       : testRules[problem.code]
+
+const verifyAfter = (problem: ProblemInput): string =>
+  problem.kind === "test"
+    ? `fe_verify with steps ["test"] and files ["${problem.file}"]`
+    : `fe_verify${problem.kind === "lint" ? ' with steps ["lint"]' : ""}`
+
+const surgeonNext = (problem: ProblemInput, id: string): string =>
+  `Apply the fix in one call: fe_surgeon with operations [{ "op": "apply_diagnosis", "id": "${id}" }] (or ` +
+  `workspace_edit with before/after, which are exact text), then call ${verifyAfter(problem)} to check it.`
 
 const nextStep = (problem: ProblemInput): string =>
   problem.kind === "test"
@@ -92,6 +102,7 @@ export const diagnosisOf = (
   const rule = ruleFor(problem)
   const context = excerpt(lines, problem.line)
   const base = {
+    id: diagnosisId(problem),
     problem: {
       source: problem.source,
       file: problem.file,
@@ -129,6 +140,7 @@ export const diagnosisOf = (
     }
   }
   const answer = rule.diagnose(input)
+  const applicable = computedSteps(answer.fix) !== undefined
   return {
     ...base,
     title: answer.title ?? rule.title,
@@ -136,7 +148,8 @@ export const diagnosisOf = (
     fix: answer.fix,
     confidence: answer.confidence,
     known: true,
-    next: nextStep(problem)
+    ...(applicable ? { surgeon: { op: "apply_diagnosis" as const, id: base.id } } : {}),
+    next: applicable ? surgeonNext(problem, base.id) : nextStep(problem)
   }
 }
 

@@ -67,6 +67,10 @@ export type FixStep = typeof FixStep.Type
  * @since 0.1.0
  */
 export const Diagnosis = Schema.Struct({
+  id: Schema.String.annotate({
+    description:
+      "The diagnosis's id (stable for the same problem at the same place): fe_surgeon's apply_diagnosis takes it."
+  }),
   problem: Schema.Struct({
     source: Schema.String,
     file: Schema.String,
@@ -87,6 +91,13 @@ export const Diagnosis = Schema.Struct({
     description: "high: the fix is computed from the message and the source; medium: the likely fix; low: guidance."
   }),
   known: Schema.Boolean.annotate({ description: "False when no rule covers this code: the answer is generic." }),
+  surgeon: Schema.optionalKey(
+    Schema.Struct({ op: Schema.Literal("apply_diagnosis"), id: Schema.String }).annotate({
+      description:
+        "The fe_surgeon operation that applies the computed fix (present when every step's edit is computed): " +
+        "call fe_surgeon (or fe_batch) with operations: [this]."
+    })
+  ),
   next: Schema.String.annotate({ description: "What to call next." })
 })
 
