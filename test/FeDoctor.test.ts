@@ -1363,6 +1363,14 @@ describe("fe_doctor: unknown codes and pasted output", () => {
       1
     )
     assert.isUndefined(computedSteps([{ ...at, operation: "investigate", description: "Read it." }]))
+    // Advice next to a computed edit does not stop it (react-hooks/exhaustive-deps' "if the effect must not re-run…").
+    assert.deepStrictEqual(
+      computedSteps([
+        { ...at, operation: "replace", description: "Add count.", before: "}, [a])", after: "}, [a, count])" },
+        { ...at, operation: "investigate", description: "If the effect must not re-run, read it." }
+      ])?.map((step) => step.operation),
+      ["replace"]
+    )
     assert.isUndefined(
       computedSteps([{ ...at, operation: "install_package", description: "Install.", command: "npm i x" }])
     )

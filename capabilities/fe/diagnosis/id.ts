@@ -62,7 +62,8 @@ export const isDiagnosisId = (text: string): boolean => /^d[0-9a-f]{10}$/.test(t
 /**
  * The steps of a fix that `apply_diagnosis` applies, or `undefined` when the
  * fix is not computed: the steps before the first alternative (a step whose
- * description starts with "Or"), each a whole-line replacement (`before` and
+ * description starts with "Or"), advice to read something (`investigate`)
+ * left out, each a whole-line replacement (`before` and
  * `after`), an insertion (`after` alone, before `line`), or a deletion
  * (`delete` with `before`).
  *
@@ -84,13 +85,15 @@ export const isDiagnosisId = (text: string): boolean => /^d[0-9a-f]{10}$/.test(t
 export const computedSteps = (fix: ReadonlyArray<FixStep>): ReadonlyArray<FixStep> | undefined => {
   const alternative = fix.findIndex((step) => /^Or\b/.test(step.description))
   const chosen = alternative === -1 ? fix : fix.slice(0, alternative)
-  if (chosen.length === 0) return undefined
-  const computed = chosen.every(
+  // Advice to read something ("investigate") is not an edit: the edits are the rest.
+  const edits = chosen.filter((step) => step.operation !== "investigate")
+  if (edits.length === 0) return undefined
+  const computed = edits.every(
     (step) =>
       step.command === undefined &&
       step.operation !== "add_null_check" &&
       step.line > 0 &&
       (step.after !== undefined || (step.operation === "delete" && step.before !== undefined))
   )
-  return computed ? chosen : undefined
+  return computed ? edits : undefined
 }
