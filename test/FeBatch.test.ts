@@ -8,7 +8,7 @@
  * operation failing half-way (nothing written); 500 operations applied as
  * one change and 501 refused; `compareVerify` on its own.
  */
-import { cpSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs"
+import { mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs"
 import * as os from "node:os"
 import { join } from "node:path"
 import { afterAll, assert, describe, it } from "@effect/vitest"
@@ -22,7 +22,7 @@ import * as NodeWorkspace from "../layers/NodeWorkspace.ts"
 import * as ServerConfig from "../src/ServerConfig.ts"
 import { TestClient } from "../src/testing.ts"
 import { WorkspaceRoot } from "../src/WorkspaceRoot.ts"
-import { fixtureDir } from "./support/feFixtures.ts"
+import { copyFixture } from "./support/feFixtures.ts"
 
 const temps: Array<string> = []
 afterAll(() => {
@@ -33,9 +33,7 @@ afterAll(() => {
 const copyOf = (fixture: "react-app" | "broken-app"): string => {
   const dir = realpathSync(mkdtempSync(join(os.tmpdir(), "fe-batch-")))
   temps.push(dir)
-  const root = join(dir, fixture)
-  cpSync(fixtureDir(fixture), root, { recursive: true, verbatimSymlinks: true })
-  return root
+  return copyFixture(fixture, join(dir, fixture))
 }
 
 const feOn = (root: string) =>

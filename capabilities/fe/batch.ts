@@ -17,7 +17,7 @@ import { toToolError } from "../workspace/errors.ts"
 import { plan, SurgeonOperation } from "./edit/plan.ts"
 import { FeGraph } from "./graph/cache.ts"
 import { isTestFile } from "./impact.ts"
-import { Problem } from "./problem.ts"
+import { type Problem, ProblemInput } from "./problem.ts"
 import type { FeSettingsShape } from "./settings.ts"
 import { FeState } from "./state.ts"
 import * as Transaction from "./transaction.ts"
@@ -81,8 +81,8 @@ export const BatchResult = Schema.Struct({
       }),
       before: VerifySummary,
       after: VerifySummary,
-      newProblems: Schema.Array(Problem).annotate({
-        description: `Errors after the change that were not there before (at most ${maxListedProblems}).`
+      newProblems: Schema.Array(ProblemInput).annotate({
+        description: `Errors after the change that were not there before (at most ${maxListedProblems}); fe_doctor takes each as its problem.`
       }),
       fixed: Schema.Int.annotate({ description: "Problems there before and gone after." })
     })
@@ -310,7 +310,10 @@ export const makeBatch = (
               files: verified,
               before: summarize(before),
               after: summarize(after),
-              newProblems: comparison.newProblems.slice(0, maxListedProblems),
+              // Without fe_verify's suggestion (the next step says to call fe_doctor): shorter answers.
+              newProblems: comparison.newProblems
+                .slice(0, maxListedProblems)
+                .map(({ suggestion: _, ...problem }) => problem),
               fixed: comparison.fixed
             }
             const counts = `errors ${verifyReport.before.errors} → ${verifyReport.after.errors}`

@@ -15,14 +15,14 @@
  * With FE_LOOPS_REPORT=<file>, the table is written to that file
  * (docs/capabilities/fe.md's figures come from such a run).
  */
-import { cpSync, existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs"
+import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js"
-import { fixtureDir } from "../support/feFixtures.ts"
+import { copyFixture } from "../support/feFixtures.ts"
 import { assertBuilt, binaryPath } from "./ServerProcess.ts"
 
 const temps: Array<string> = []
@@ -57,8 +57,7 @@ class Agent {
   static async start(fixture: "react-app" | "broken-app"): Promise<Agent> {
     const dir = realpathSync(mkdtempSync(join(tmpdir(), "fe-agent-")))
     temps.push(dir)
-    const root = join(dir, fixture)
-    cpSync(fixtureDir(fixture), root, { recursive: true, verbatimSymlinks: true })
+    const root = copyFixture(fixture, join(dir, fixture))
     const transport = new StdioClientTransport({
       command: process.execPath,
       args: [

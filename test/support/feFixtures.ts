@@ -8,8 +8,8 @@
  * the fe capability's tests run their own tools on.
  */
 import { createHash } from "node:crypto"
-import { execFile } from "node:child_process"
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { execFile, execFileSync } from "node:child_process"
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { promisify } from "node:util"
@@ -53,6 +53,20 @@ const withLock = async <A>(dir: string, body: () => Promise<A>): Promise<A> => {
   } finally {
     rmSync(lock, { recursive: true, force: true })
   }
+}
+
+/**
+ * Copies a fixture to `to` (created) for a test that changes it: its files copied, its `node_modules` hard-linked
+ * (`cp -al`: fast, and a real directory, which the workspace reads; a symlink out of the root it does not follow).
+ */
+export const copyFixture = (name: Fixture, to: string): string => {
+  const from = fixtureDir(name)
+  mkdirSync(to, { recursive: true })
+  for (const entry of readdirSync(from)) {
+    if (entry === "node_modules") execFileSync("cp", ["-al", join(from, entry), join(to, entry)])
+    else cpSync(join(from, entry), join(to, entry), { recursive: true, verbatimSymlinks: true })
+  }
+  return to
 }
 
 /** Whether the fixture's node_modules is the install of its current lockfile. */
