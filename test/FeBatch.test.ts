@@ -126,6 +126,34 @@ describe("fe_batch", { timeout: 240_000 }, () => {
     })
   )
 
+  it.live(
+    "an error two importers away, through a barrel, is found (the typecheck covers the project): rolled back",
+    () =>
+      Effect.gen(function* () {
+        const root = copyOf("react-app")
+        writeFileSync(join(root, "src/utils/helper.ts"), "export const helper = 1\n")
+        writeFileSync(join(root, "src/utils/index.ts"), 'export * from "./helper.ts"\n')
+        writeFileSync(
+          join(root, "src/utils/use.ts"),
+          'import { helper } from "./index.ts"\n\nexport const twice = helper * 2\n'
+        )
+        const before = snapshot(root)
+        const fe = yield* feOn(root)
+        const result = (yield* fe.callToolStructured("fe_batch", {
+          operations: [{ op: "replace_text", file: "src/utils/helper.ts", oldText: "helper", newText: "assist" }],
+          confirm: true
+        })) as any
+        assert.isTrue(result.rolledBack, result.summary)
+        assert.strictEqual(result.verify.typecheck, "project")
+        assert.deepInclude(
+          result.verify.newProblems.map((p: any) => [p.file, p.code]),
+          ["src/utils/use.ts", "TS2305"]
+        )
+        assert.includeMembers(result.verify.files, ["src/utils/helper.ts", "src/utils/index.ts", "src/utils/use.ts"])
+        assertSameBytes(before, snapshot(root))
+      })
+  )
+
   it.live("keepIfWorse keeps the change and says it got worse", () =>
     Effect.gen(function* () {
       const root = copyOf("react-app")
@@ -287,8 +315,8 @@ describe("compareVerify", () => {
         status,
         command: "",
         durationMs: 0,
-        errors: problems.length,
-        warnings: 0,
+        errors: problems.filter((p) => p.severity === "error").length,
+        warnings: problems.filter((p) => p.severity === "warning").length,
         detail: "",
         runIds: []
       }
@@ -310,6 +338,13 @@ describe("compareVerify", () => {
     )
     assert.match(worse.worse!, /^1 new error \(b\.ts:5 TS2\)$/)
     assert.strictEqual(worse.newProblems.length, 1)
+  })
+
+  it("more errors in a step than before is worse even when the lists (cut at maxProblems) show none new", () => {
+    const before = result([problem("a.ts", 1, "TS1")], "failed")
+    const after = result([problem("a.ts", 1, "TS1")], "failed")
+    const more: VerifyResult = { ...after, steps: [{ ...after.steps[0]!, errors: 5 }] }
+    assert.strictEqual(compareVerify(before, more).worse, "the typecheck step has more errors (1 → 5)")
   })
 
   it("a new warning alone is not worse; a step that passed and now errors is", () => {

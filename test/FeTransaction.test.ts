@@ -13,6 +13,8 @@ import { join } from "node:path"
 import { afterAll, assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import {
+  boundedDiffs,
+  lineMap,
   commit,
   type FileChange,
   fingerprintOf,
@@ -432,5 +434,29 @@ describe("unifiedDiff", () => {
       const applied = UnifiedDiff.apply(before, parsed.files[0]!.hunks)
       assert.deepStrictEqual(applied, { _tag: "Ok", content: after }, diff)
     }
+  })
+  it("boundedDiffs keeps whole diffs in order while they fit, and counts the others", () => {
+    const files = [
+      { path: "a.ts", status: "modified" as const, diff: "x".repeat(40) },
+      { path: "b.ts", status: "created" as const, diff: "y".repeat(40) },
+      { path: "c.ts", status: "modified" as const, diff: "z".repeat(5) }
+    ]
+    const { files: shown, omitted } = boundedDiffs(files, 50)
+    assert.deepStrictEqual(
+      shown.map((file) => [file.path, file.diff.length, file.diffOmitted === true]),
+      [
+        ["a.ts", 40, false],
+        ["b.ts", 0, true],
+        ["c.ts", 0, true]
+      ]
+    )
+    assert.strictEqual(omitted, 2)
+    assert.strictEqual(boundedDiffs(files).omitted, 0)
+  })
+  it("lineMap follows each line of an earlier text into the current one", () => {
+    assert.deepStrictEqual(lineMap("a\nb\nc\n", "a\nx\nc\n"), [0, undefined, 2, 3])
+    assert.deepStrictEqual(lineMap("a\nb\n", "new\na\nb\n"), [1, 2, 3])
+    assert.deepStrictEqual(lineMap("a\nb\nc", "a\nc"), [0, undefined, 1])
+    assert.deepStrictEqual(lineMap("", "x"), [undefined])
   })
 })

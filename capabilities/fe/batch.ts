@@ -31,8 +31,8 @@ import { makeVerifyRun, Step, type VerifyResult } from "./verify.ts"
  */
 export const maxBatchOperations = 500
 
-/** The most files verify is given: the changed ones first, then their importers. */
-const maxVerifiedFiles = 200
+/** The most files the lint and test steps are given: the changed ones first, then their importers, nearest first. */
+const maxVerifiedFiles = 1000
 
 /** The most new problems the result lists. */
 const maxListedProblems = 20
@@ -71,13 +71,24 @@ export const BatchResult = Schema.Struct({
     Schema.Struct({
       path: Schema.String,
       status: Schema.Literals(["modified", "created", "deleted"]),
-      diff: Schema.String.annotate({ description: "The unified diff of the change (applied or not)." })
+      diff: Schema.String.annotate({ description: "The unified diff of the change (applied or not)." }),
+      diffOmitted: Schema.optionalKey(
+        Schema.Literal(true).annotate({
+          description: "The diff did not fit in the answer (the file is changed all the same)."
+        })
+      )
     })
+  ),
+  diffsOmitted: Schema.optionalKey(
+    Schema.Int.annotate({ description: "How many files' diffs were left out of the answer for size." })
   ),
   verify: Schema.optionalKey(
     Schema.Struct({
       files: Schema.Array(Schema.String).annotate({
-        description: "The files verify checked: changed, then importers."
+        description: `The files the lint (and test) steps checked: the changed ones, then every file importing them, nearest first (at most ${maxVerifiedFiles}).`
+      }),
+      typecheck: Schema.Literals(["project", "none"]).annotate({
+        description: "project: the typecheck covered the whole project (a change breaks importers at any distance)."
       }),
       before: VerifySummary,
       after: VerifySummary,
@@ -107,6 +118,21 @@ const summarize = (result: VerifyResult): typeof VerifySummary.Type => ({
   warnings: result.problems.filter((p) => p.severity === "warning").length,
   steps: result.steps.map((s) => ({ step: s.step, status: s.status, errors: s.errors, warnings: s.warnings }))
 })
+
+/** One verification from several runs of fe_verify's steps (the typecheck on the project, the others on files). */
+const mergeResults = (results: ReadonlyArray<VerifyResult>): VerifyResult => {
+  const first = results[0]!
+  const problems = results.flatMap((result) => result.problems)
+  return {
+    ...first,
+    ok: results.every((result) => result.ok),
+    steps: results.flatMap((result) => result.steps),
+    problems,
+    problemsTotal: results.reduce((sum, result) => sum + result.problemsTotal, 0),
+    summary: results.map((result) => result.summary).join(" "),
+    next: first.next
+  }
+}
 
 /**
  * How the project changed between two verifications of the same files:
@@ -165,8 +191,17 @@ export const compareVerify = (
         .join(", ")}${newProblems.length > 3 ? ", …" : ""})`
     )
   }
+  // The lists stop at maxProblems; a step's counts are complete: more errors in a step is worse even unlisted.
+  if (newProblems.length === 0) {
+    for (const step of after.steps) {
+      const was = before.steps.find((s) => s.step === step.step)
+      if (was !== undefined && step.errors > was.errors) {
+        reasons.push(`the ${step.step} step has more errors (${was.errors} → ${step.errors})`)
+      }
+    }
+  }
   for (const step of degraded) {
-    if (newProblems.length > 0 && step.status === "failed") continue
+    if (step.status === "failed" && (newProblems.length > 0 || reasons.length > 0)) continue
     reasons.push(`the ${step.step} step passed before and is now ${step.status.replace("_", " ")}: ${step.detail}`)
   }
   return { worse: reasons.length === 0 ? undefined : reasons.join("; "), newProblems, fixed }
@@ -252,8 +287,16 @@ export const makeBatch = (
         const prepared = yield* Transaction.prepare(planned.changes, {
           maxOperations: Math.max(Transaction.defaultMaxOperations, planned.changes.length)
         }).pipe(Effect.mapError(transactionError))
-        const files = prepared.files.map((file) => ({ path: file.path, status: file.status, diff: file.diff }))
-        const base = { operations: planned.operations, files }
+        // Bounded: a change of hundreds of files still gets an answer (the diffs that fit, the others counted).
+        const shown = Transaction.boundedDiffs(prepared.files)
+        const files = shown.files
+        const diffsNote =
+          shown.omitted === 0 ? "" : ` (${plural(shown.omitted, "diff")} left out of this answer for size)`
+        const base = {
+          operations: planned.operations,
+          files,
+          ...(shown.omitted === 0 ? {} : { diffsOmitted: shown.omitted })
+        }
         if (prepared.files.length === 0) {
           return {
             ...base,
@@ -268,46 +311,65 @@ export const makeBatch = (
             ...base,
             applied: false,
             rolledBack: false,
-            summary: `Dry run: ${plural(planned.operations.length, "operation")} would change ${plural(files.length, "file")}; nothing was written.`,
+            summary: `Dry run: ${plural(planned.operations.length, "operation")} would change ${plural(files.length, "file")}${diffsNote}; nothing was written.`,
             next: "Read the diffs; call fe_batch again without dryRun to apply them (checked by verify, rolled back if worse)."
           }
         }
-        // The files to verify: the changed ones, their direct importers (a changed export breaks them), and with
-        // the test step the tests that import a changed file directly or through others.
+        // The typecheck runs on the whole project, before and after: a change breaks files that import it through
+        // barrels and re-exports, at any distance. The linter (and the tests) get the changed files and every file
+        // importing them, nearest first; with the test step, the tests importing a changed file at any depth.
         const chosen: ReadonlyArray<Step> = steps ?? ["typecheck", "lint"]
         const graph = (yield* (yield* FeGraph).current).graph
         const changed = prepared.files.filter((file) => file.status !== "deleted").map((file) => file.path)
-        const importers = prepared.files.flatMap((file) => graph.importersOf(file.path))
-        const tests = chosen.includes("test")
-          ? prepared.files.flatMap((file) =>
-              graph
-                .transitiveImporters(file.path)
-                .map((entry) => entry.path)
-                .filter(isTestFile)
+        const importers = prepared.files
+          .flatMap((file) => graph.transitiveImporters(file.path))
+          .sort((a, b) => a.depth - b.depth)
+          .map((entry) => entry.path)
+        const related = [...new Set([...changed, ...importers])]
+        const verified = (chosen.includes("test") ? related : related.filter((path) => !isTestFile(path))).slice(
+          0,
+          maxVerifiedFiles
+        )
+        const others = chosen.filter((step) => step !== "typecheck")
+        const check = Effect.gen(function* () {
+          const results: Array<VerifyResult> = []
+          if (chosen.includes("typecheck")) {
+            results.push(
+              yield* verify(
+                { steps: ["typecheck"], maxProblems: 1000, ...(timeoutMs === undefined ? {} : { timeoutMs }) },
+                { record: false }
+              )
             )
-          : []
-        const verified = [...new Set([...changed, ...importers, ...tests])].slice(0, maxVerifiedFiles)
-        const verifyInput = {
-          steps: chosen,
-          files: verified,
-          maxProblems: 1000,
-          ...(timeoutMs === undefined ? {} : { timeoutMs })
-        }
+          }
+          if (others.length > 0) {
+            results.push(
+              yield* verify(
+                {
+                  steps: others,
+                  files: verified,
+                  maxProblems: 1000,
+                  ...(timeoutMs === undefined ? {} : { timeoutMs })
+                },
+                { record: false }
+              )
+            )
+          }
+          return mergeResults(results)
+        })
         return yield* Task.background(
           Effect.gen(function* () {
             const progress = yield* Progress
             yield* progress.report({ progress: 0, total: 3, message: "verify before the change" })
-            const before = yield* verify(verifyInput, { record: false })
+            const before = yield* check
             yield* progress.report({ progress: 1, total: 3, message: `writing ${plural(files.length, "file")}` })
             const committed = yield* Transaction.commit(prepared).pipe(Effect.mapError(transactionError))
             yield* progress.report({ progress: 2, total: 3, message: "verify after the change" })
             // Cancelled while checking: the files go back to what they were, so a cancelled batch changed nothing.
-            const after = yield* verify(verifyInput, { record: false }).pipe(
-              Effect.onInterrupt(() => Effect.ignore(committed.rollback))
-            )
+            const after = yield* check.pipe(Effect.onInterrupt(() => Effect.ignore(committed.rollback)))
             const comparison = compareVerify(before, after)
             const verifyReport = {
               files: verified,
+              typecheck: chosen.includes("typecheck") ? ("project" as const) : ("none" as const),
               before: summarize(before),
               after: summarize(after),
               // Without fe_verify's suggestion (the next step says to call fe_doctor): shorter answers.
@@ -352,7 +414,7 @@ export const makeBatch = (
               ...(comparison.worse === undefined ? {} : { reason: `kept although worse: ${comparison.worse}` }),
               verify: verifyReport,
               summary:
-                `Applied ${plural(planned.operations.length, "operation")} to ${plural(files.length, "file")}; ` +
+                `Applied ${plural(planned.operations.length, "operation")} to ${plural(files.length, "file")}${diffsNote}; ` +
                 `${counts}${comparison.fixed > 0 ? `, ${plural(comparison.fixed, "problem")} fixed` : ""}.`,
               next:
                 verifyReport.after.errors > 0

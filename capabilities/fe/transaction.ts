@@ -450,6 +450,60 @@ const lineScript = (a: ReadonlyArray<string>, b: ReadonlyArray<string>): Array<D
 }
 
 /**
+ * The most characters of unified diffs a tool's answer carries by default
+ * (see {@link boundedDiffs}).
+ *
+ * @category constants
+ * @since 0.4.0
+ */
+export const maxDiffChars = 60_000
+
+/**
+ * The files of a transaction with their unified diffs, as many whole diffs
+ * as fit in `maxChars` (in order); the others with `diff: ""` and
+ * `diffOmitted: true`, counted in `omitted`. So a change of hundreds of files
+ * still gets an answer (that it was applied, and which files) instead of one
+ * too large to send.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import { boundedDiffs } from "./capabilities/fe/transaction.ts"
+ *
+ * declare const files: Parameters<typeof boundedDiffs>[0]
+ * const { files: shown, omitted } = boundedDiffs(files, 10_000)
+ * ```
+ *
+ * @category helpers
+ * @since 0.4.0
+ */
+export const boundedDiffs = (
+  files: ReadonlyArray<Pick<PreparedFile, "path" | "status" | "diff">>,
+  maxChars: number = maxDiffChars
+): {
+  readonly files: ReadonlyArray<{
+    readonly path: string
+    readonly status: PreparedFile["status"]
+    readonly diff: string
+    readonly diffOmitted?: true
+  }>
+  readonly omitted: number
+} => {
+  let left = maxChars
+  let omitted = 0
+  const shown = files.map((file) => {
+    if (file.diff.length <= left) {
+      left -= file.diff.length
+      return { path: file.path, status: file.status, diff: file.diff }
+    }
+    omitted++
+    left = 0
+    return { path: file.path, status: file.status, diff: "", diffOmitted: true as const }
+  })
+  return { files: shown, omitted }
+}
+
+/**
  * Where each line of `before` is in `after`: for the 0-based line `i` of
  * `before`, the 0-based line of `after` that holds it unchanged, or
  * `undefined` when it was changed or deleted (lines matched by the longest
