@@ -67,11 +67,11 @@ const checkPacking = (root: string, result: any, budgetTokens: number) => {
     result.tokens,
     chosen.reduce((sum: number, e: Entry) => sum + e.tokens, result.overhead)
   )
-  // The response itself stays near the budget: the skeletons and entries in it, the whole files named (read later,
-  // unless inline), and a bounded envelope (matched, skip.top, next).
-  const wholeInline = result.whole.reduce((sum: number, e: any) => sum + (e.content === undefined ? 0 : e.tokens), 0)
-  const wholeNamed = result.whole.reduce((sum: number, e: Entry) => sum + e.tokens, 0) - wholeInline
-  assert.isAtMost(Math.ceil(JSON.stringify(result).length / 4), budgetTokens - wholeNamed + 1000)
+  // The whole response (its JSON, envelope included) and the whole files it names (read later, unless inline) are the
+  // cost: exactly tokens, within the budget.
+  const wholeNamed = result.whole.reduce((sum: number, e: any) => sum + (e.content === undefined ? e.tokens : 0), 0)
+  assert.strictEqual(Math.ceil(JSON.stringify(result).length / 4) + wholeNamed, result.tokens)
+  assert.isAtMost(Math.ceil(JSON.stringify(result).length / 4), budgetTokens)
   assert.strictEqual(new Set(chosen.map((e: Entry) => e.path)).size, chosen.length)
   for (const entry of result.whole) {
     assert.strictEqual(entry.tokens, Math.ceil(readFileSync(join(root, entry.path), "utf8").length / 4), entry.path)
@@ -152,7 +152,7 @@ const expectedScores = (edges: ReadonlyArray<readonly [string, string]>, declari
   const seed = weights.symbol
   for (const [path, depth] of distances(declaring, (p) => importers.get(p) ?? [])) {
     if (depth <= weights.importerDepth) add(path, seed * weights.importer * weights.decay ** (depth - 1))
-    if (isTestFile(path)) add(path, seed * weights.test)
+    if (isTestFile(path)) add(path, seed * weights.test * weights.decay ** (depth - 1))
   }
   for (const [path, depth] of distances(declaring, (p) => dependencies.get(p) ?? [], weights.dependencyDepth)) {
     add(path, seed * weights.dependency * weights.decay ** (depth - 1))
@@ -251,8 +251,15 @@ describe("fe_budget", () => {
     assert.deepStrictEqual(termsOf("rename formatPrice in src/lib/format.ts"), {
       paths: ["src/lib/format.ts"],
       identifiers: ["formatPrice"],
-      words: ["format", "price"]
+      words: ["format", "price"],
+      phrases: []
     })
+    assert.deepStrictEqual(termsOf("show the site header").phrases, ["site header"])
+    assert.deepStrictEqual(termsOf("The Site Header menu. Cart").phrases, [
+      "site header",
+      "header menu",
+      "site header menu"
+    ])
     assert.deepStrictEqual(wordsOf("CartSummary"), ["cart", "summary"])
     assert.deepStrictEqual(wordsOf("src/lib/format-prices.ts"), ["lib", "format", "price"])
     assert.isTrue(isCodeLike("formatPrice"))
@@ -377,6 +384,128 @@ describe("fe_budget", () => {
       assert.include(ranked.find((e) => e.path === "src/utils/format.test.ts")!.why, "test of src/utils/format.ts")
       // "rounds" is a plain word: unmatched as no file or export name has the word "round".
       assert.deepStrictEqual(result.unmatched, ["rounds", "wrongly"])
+    })
+  )
+
+  it.effect("plain words do not name a framework's conventional files; words in a row name a PascalCase file", () =>
+    Effect.gen(function* () {
+      const root = realpathSync(mkdtempSync(join(os.tmpdir(), "fe-budget-next-")))
+      temps.push(root)
+      const files: Record<string, string> = {
+        "package.json": JSON.stringify({ name: "next-site", private: true, dependencies: { next: "15.0.0" } }),
+        "app/layout.tsx": [
+          'import { SiteHeader } from "../components/SiteHeader"',
+          "export default function RootLayout({ children }: { children: React.ReactNode }) {",
+          "  return <html><body><SiteHeader />{children}</body></html>",
+          "}",
+          ""
+        ].join("\n"),
+        "app/page.tsx": "export default function Page() {\n  return <main>Home</main>\n}\n",
+        "app/about/page.tsx": "export default function Page() {\n  return <main>About</main>\n}\n",
+        "app/blog/page.tsx": "export default function BlogPage() {\n  return <main>Blog</main>\n}\n",
+        "app/blog/loading.tsx": "export default function Loading() {\n  return <p>Loading</p>\n}\n",
+        "components/SiteHeader.tsx": [
+          'import { Logo } from "./Logo"',
+          "export function SiteHeader() {",
+          "  return <header><Logo /></header>",
+          "}",
+          ""
+        ].join("\n"),
+        "components/Logo.tsx": "export function Logo() {\n  return <span>Logo</span>\n}\n",
+        "components/Footer.tsx": "export function Footer() {\n  return <footer />\n}\n"
+      }
+      for (const [path, text] of Object.entries(files)) {
+        mkdirSync(join(root, posix.dirname(path)), { recursive: true })
+        writeFileSync(join(root, path), text)
+      }
+      const client = yield* setup(root)
+      const result = yield* call(client, { task: "the layout should show the site header on every page" })
+      checkPacking(root, result, contextBudgets.default)
+      const ranked = entries(result)
+      assert.strictEqual(ranked[0]!.path, "components/SiteHeader.tsx", JSON.stringify(ranked))
+      assert.include(ranked[0]!.why, 'matches "site header"')
+      // No conventional file is named by a plain word, nor by its default export (Page, Loading).
+      for (const entry of ranked) {
+        if (entry.path.startsWith("app/")) assert.notInclude(entry.why, "named", entry.path)
+      }
+      assert.deepStrictEqual(result.matched.files, [])
+      // "layout" and "page" name conventional files only: not reported as missing either.
+      assert.deepStrictEqual(result.unmatched, [])
+      for (const page of ["app/page.tsx", "app/about/page.tsx", "app/blog/loading.tsx"]) {
+        assert.isUndefined(scoreOf(result, page), page)
+      }
+      // The layout imports the header: it ranks next, below it.
+      assert.strictEqual(ranked[1]!.path, "app/layout.tsx")
+      // A path still names a conventional file; a code-like name its default export.
+      const byPath = yield* call(client, { task: "fix app/layout.tsx" })
+      assert.deepStrictEqual(byPath.matched.files, ["app/layout.tsx"])
+      assert.strictEqual(entries(byPath)[0]!.path, "app/layout.tsx")
+      const bySymbol = yield* call(client, { task: "change BlogPage" })
+      assert.strictEqual(entries(bySymbol)[0]!.path, "app/blog/page.tsx")
+      // A plain word weighs less than the same name written as code.
+      const plain = yield* call(client, { task: "the footer" })
+      const code = yield* call(client, { task: "the Footer component" })
+      assert.strictEqual(entries(plain)[0]!.path, "components/Footer.tsx")
+      assert.isBelow(entries(plain)[0]!.score, weights.symbol)
+      assert.isBelow(scoreOf(plain, "components/Footer.tsx")!, scoreOf(code, "components/Footer.tsx")!)
+    })
+  )
+
+  it.effect("a test importing a file through others counts less, by distance", () =>
+    Effect.gen(function* () {
+      const root = realpathSync(mkdtempSync(join(os.tmpdir(), "fe-budget-tests-")))
+      temps.push(root)
+      const files: Record<string, string> = {
+        "package.json": JSON.stringify({ name: "tests", private: true }),
+        "src/dep.ts": "export const depValue = 1\n",
+        "src/target.ts": 'import { depValue } from "./dep"\nexport const fnQ = (): number => depValue\n',
+        "src/middle.ts": 'import { fnQ } from "./target"\nexport const middleFn = (): number => fnQ()\n',
+        "src/outer.ts": 'import { middleFn } from "./middle"\nexport const outerFn = (): number => middleFn()\n',
+        "src/target.test.ts": 'import { fnQ } from "./target"\nexport const checkTarget = fnQ()\n',
+        "src/outer.test.ts": 'import { outerFn } from "./outer"\nexport const checkOuter = outerFn()\n'
+      }
+      for (const [path, text] of Object.entries(files)) {
+        mkdirSync(join(root, posix.dirname(path)), { recursive: true })
+        writeFileSync(join(root, path), text)
+      }
+      const client = yield* setup(root)
+      const result = yield* call(client, { task: "change fnQ" })
+      checkPacking(root, result, contextBudgets.default)
+      const seed = weights.symbol
+      assert.strictEqual(scoreOf(result, "src/target.test.ts"), seed * weights.importer + seed * weights.test * 0.1)
+      // outer.test.ts imports target.ts through two files: the test share decays twice, below a direct dependency.
+      const outerTest =
+        seed * weights.importer * weights.decay ** 2 + weights.others * seed * weights.test * weights.decay ** 2
+      assert.strictEqual(scoreOf(result, "src/outer.test.ts"), Math.round(outerTest * 10) / 10)
+      assert.include(
+        entries(result).find((e) => e.path === "src/outer.test.ts")!.why,
+        "test of src/target.ts through 2 files"
+      )
+      assert.isBelow(scoreOf(result, "src/outer.test.ts")!, scoreOf(result, "src/dep.ts")!)
+    })
+  )
+
+  it.effect("the whole response stays within every budget: envelope, lists, next and inline text counted", () =>
+    Effect.gen(function* () {
+      const client = yield* setup(graphApp)
+      // Many names the project does not have: a long unmatched list and next step.
+      const unknown = Array.from({ length: 40 }, (_, i) => `missingSymbolNumber${i}`).join(" ")
+      const tasks = [
+        `rename formatPrice and formatName, show useCart in CartItem and Header; ${unknown}`,
+        "Fix the empty state in src/components/Cart.tsx",
+        "make the zorbulator quuxify faster"
+      ]
+      for (const task of tasks) {
+        for (const size of [200, 230, 300, 500, 1000, 3000, 50_000]) {
+          for (const inline of [false, true]) {
+            const result = yield* call(client, { task, budget: size, inline })
+            checkPacking(graphApp, result, size)
+            assert.isAtMost(Math.ceil(JSON.stringify(result).length / 4), size, `${task} ${size} ${inline}`)
+          }
+        }
+      }
+      const small = yield* call(client, { task: tasks[0], budget: 200 })
+      assert.include(small.next, "too small")
     })
   )
 

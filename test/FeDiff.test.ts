@@ -315,6 +315,7 @@ describe("fe_diff", () => {
           name: "formatPrice",
           before: { kind: "function", signature: "(value: number): string" },
           after: { kind: "function", signature: "(value: number, currency: string): string" },
+          members: { added: ["currency: string"], removed: [], changed: [] },
           importers: 2
         }
       ])
@@ -356,6 +357,7 @@ describe("fe_diff", () => {
           name: "movedB",
           before: { kind: "function", signature: "(): number" },
           after: { kind: "function", signature: "(x: number): number" },
+          members: { added: ["x: number"], removed: [], changed: [] },
           importers: 0
         }
       ])
@@ -543,6 +545,86 @@ describe("fe_diff", () => {
     })
   )
 
+  it.effect("compares whole signatures: a change after 160 characters is seen, shown by member", () =>
+    Effect.gen(function* () {
+      const root = tempDir()
+      const fields = Array.from({ length: 20 }, (_, i) => `  field${i}: string`)
+      const options = Array.from({ length: 12 }, (_, i) => `option${i}: number`).join("; ")
+      const before = [
+        `export interface Settings {\n${fields.join("\n")}\n}`,
+        `export function configure(opts: { ${options} }): void {}`,
+        "export const VERSION = 1",
+        "export const LABEL = 'a'",
+        ""
+      ].join("\n")
+      write(root, { "src/settings.ts": before })
+      git(root, "init", "-q")
+      git(root, "add", "-A")
+      git(root, "commit", "-q", "-m", "initial")
+      write(root, {
+        "src/settings.ts": before
+          .replace("  field19: string\n", "  field19: string\n  extra?: number\n")
+          .replace(`${options} }`, `${options}; extra: number }`)
+          .replace("VERSION = 1", "VERSION = '2'")
+          .replace("LABEL = 'a'", "LABEL = 'b'")
+      })
+      // The signatures are longer than the skeleton's cut: the change is past it.
+      const parse = yield* loadParser
+      const interfaceSignature = fileApi(parse, "a.ts", before).skeleton.exports[0]!.signature
+      assert.isAbove(interfaceSignature.length, 300)
+      const client = yield* setup(root)
+      const result = yield* call(client, {})
+      const file = byPath(result).get("src/settings.ts")
+      assert.isUndefined(file.note, JSON.stringify(file))
+      const changed = new Map<string, any>(file.exports.changed.map((e: any) => [e.name, e]))
+      assert.deepStrictEqual([...changed.keys()].sort(), ["Settings", "VERSION", "configure"])
+      assert.deepStrictEqual(changed.get("Settings").members, { added: ["extra?: number"], removed: [], changed: [] })
+      assert.deepStrictEqual(changed.get("configure").members, {
+        added: ["opts.extra: number"],
+        removed: [],
+        changed: []
+      })
+      // Shown bounded, around the change.
+      for (const entry of changed.values()) {
+        assert.isAtMost(entry.before.signature.length, 160)
+        assert.isAtMost(entry.after.signature.length, 160)
+      }
+      assert.include(changed.get("Settings").after.signature, "extra?: number")
+      assert.include(changed.get("configure").after.signature, "extra: number")
+      // An unannotated const whose literal changed kind: its inferred type changed; a same-kind value did not.
+      assert.strictEqual(changed.get("VERSION").note, "value: number → string")
+      assert.include(result.next, "src/settings.ts#Settings")
+    })
+  )
+
+  it.effect("keeps the whole result within every budget, however many files changed", () =>
+    Effect.gen(function* () {
+      const root = tempDir()
+      const many: Record<string, string> = {}
+      const name = (i: number) => `src/feature-${String(i).padStart(3, "0")}/module-with-a-long-name-${i}.ts`
+      for (let i = 0; i < 400; i++) many[name(i)] = `export function f${i}(value: number): string { return "" }\n`
+      write(root, many)
+      git(root, "init", "-q")
+      git(root, "add", "-A")
+      git(root, "commit", "-q", "-m", "initial")
+      const changed: Record<string, string> = {}
+      for (let i = 0; i < 400; i++) {
+        changed[name(i)] = `export function f${i}(value: number, other: string): string {\n  return other\n}\n`
+      }
+      write(root, changed)
+      const client = yield* setup(root)
+      for (const budget of [200, 250, 300, 500, 1000, 3000]) {
+        const result = yield* call(client, { budget })
+        const size = Math.ceil(JSON.stringify(result).length / 4)
+        assert.isAtMost(size, budget, `budget ${budget}`)
+        assert.strictEqual(result.tokens, size, `budget ${budget}`)
+        assert.strictEqual(result.summary.files, 400)
+        assert.strictEqual(result.files.length + result.omitted.files, 400)
+        assert.isTrue(result.truncated)
+      }
+    })
+  )
+
   it.effect("works when the workspace root is a directory inside the repository", () =>
     Effect.gen(function* () {
       const repo = tempDir()
@@ -581,6 +663,11 @@ describe("fe_diff", () => {
         yield* expectError(client, { head: ref }, "invalid_ref")
       }
       yield* expectError(client, { paths: ["../elsewhere"] }, "path_rejected:escapes_root")
+      // A range is two refs: the error says how to split it.
+      const range = yield* expectError(client, { base: "HEAD~1..HEAD" }, "invalid_ref")
+      assert.include(range, 'base "HEAD~1" and head "HEAD"')
+      const threeDots = yield* expectError(client, { base: "main...HEAD" }, "invalid_ref")
+      assert.include(threeDots, "merge-base main HEAD")
 
       const plain = tempDir()
       write(plain, { "src/a.ts": "export const a = 1\n" })

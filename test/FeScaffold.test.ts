@@ -238,6 +238,13 @@ describe("fe_scaffold", () => {
           "params: Promise<{ slug: string[] }>;"
         )
 
+        // Two parameters: the metadata reads only the one it shows (ESLint's no-unused-vars stays quiet).
+        const shop = yield* call(client, { kind: "page", name: "shop/[category]/[id]", write: true })
+        const shopText = files(shop)["app/shop/[category]/[id]/page.tsx"]!
+        assert.include(shopText, "params: Promise<{ category: string; id: string }>;")
+        assert.include(shopText, "  const { category } = await params;\n  return { title: category };")
+        assert.include(shopText, "  const { category, id } = await params;\n")
+
         const util = yield* call(client, { kind: "util", name: "truncate", write: true })
         assert.deepStrictEqual(Object.keys(files(util)), ["lib/truncate.ts"])
         assert.include(files(util)["lib/truncate.ts"], "export const truncate = (value: string): string =>")
@@ -248,7 +255,7 @@ describe("fe_scaffold", () => {
         assert.deepStrictEqual(test.files[0].basedOn, ["lib/format.test.ts"])
 
         assertPasses(root, "typescript/bin/tsc", ["--noEmit", "-p", "tsconfig.json"])
-        assertPasses(root, "eslint/bin/eslint.js", ["."])
+        assertPasses(root, "eslint/bin/eslint.js", [".", "--max-warnings", "0"])
         assertPasses(root, "vitest/vitest.mjs", ["run", "components/PostCard.test.tsx"])
 
         // fe_verify detects Next.js and passes every step on the fixture itself (the copy's node_modules is a link,
@@ -432,6 +439,231 @@ describe("fe_scaffold", () => {
       const atPath = yield* call(client, { kind: "component", name: "Badge", target: "src/ui/fancy-badge.tsx" })
       assert.strictEqual(atPath.files[0].path, "src/ui/fancy-badge.tsx")
       yield* refused(client, { kind: "component", name: "Badge", target: "src/main.ts" }, "exists")
+    }).pipe(Effect.scoped)
+  )
+
+  /** A synthetic TypeScript React project whose node_modules is the installed react-app fixture's (React types). */
+  const reactTree = (files: Record<string, string>): string => {
+    const root = writeTree({
+      "package.json": JSON.stringify({
+        name: "tree",
+        type: "module",
+        dependencies: { react: "19.0.0" },
+        devDependencies: { typescript: "6.0.0", "@types/react": "19.0.0" }
+      }),
+      "tsconfig.json": JSON.stringify({
+        compilerOptions: {
+          target: "ES2022",
+          module: "ESNext",
+          moduleResolution: "bundler",
+          jsx: "react-jsx",
+          strict: true,
+          noEmit: true,
+          skipLibCheck: true,
+          noUnusedLocals: true,
+          noUnusedParameters: true,
+          types: []
+        },
+        include: ["src"]
+      }),
+      ...files
+    })
+    symlinkSync(join(fixtureDir("react-app"), "node_modules"), join(root, "node_modules"), "dir")
+    return root
+  }
+
+  it.live(
+    "kebab-case component folders are followed (folder, default export, barrel) and the result compiles",
+    () =>
+      Effect.gen(function* () {
+        const root = reactTree({
+          "src/components/user-card/UserCard.tsx":
+            'import { useState } from "react";\n\nexport default function UserCard(props: { name: string }) {\n  const [open, setOpen] = useState(false);\n  return <div onClick={() => setOpen(!open)}>{props.name}</div>;\n}\n',
+          "src/components/user-card/index.ts": 'export { default } from "./UserCard";\n',
+          "src/components/nav-bar/NavBar.tsx":
+            "export default function NavBar(props: { title: string }) {\n  return <nav>{props.title}</nav>;\n}\n",
+          "src/components/nav-bar/index.ts": 'export { default } from "./NavBar";\n',
+          "src/App.tsx":
+            'import UserCard from "./components/user-card";\nimport NavBar from "./components/nav-bar";\n\nexport function App() {\n  return (\n    <>\n      <NavBar title="x" />\n      <UserCard name="y" />\n    </>\n  );\n}\n'
+        })
+        const client = yield* setup(root)
+        const result = yield* call(client, {
+          kind: "component",
+          name: "PriceTag",
+          props: [{ name: "amount", type: "number" }],
+          write: true
+        })
+        assert.deepStrictEqual(Object.keys(files(result)).sort(), [
+          "src/components/price-tag/PriceTag.tsx",
+          "src/components/price-tag/index.ts"
+        ])
+        // Its props typed inline, as UserCard's and NavBar's are.
+        assert.include(
+          files(result)["src/components/price-tag/PriceTag.tsx"],
+          "export default function PriceTag({ amount }: { amount: number }) {"
+        )
+        assert.strictEqual(result.conventions.props.value, "inline")
+        assert.strictEqual(
+          files(result)["src/components/price-tag/index.ts"],
+          'export { default } from "./PriceTag";\n'
+        )
+        assert.strictEqual(result.conventions.folder.value, "src/components")
+        assert.strictEqual(result.conventions.folderNaming.value, "kebab-case")
+        assert.strictEqual(result.conventions.exportStyle.value, "default")
+        // Used the way the others are: through the folder's barrel.
+        writeFileSync(
+          join(root, "src/Use.tsx"),
+          'import PriceTag from "./components/price-tag";\n\nexport const Use = () => <PriceTag amount={1} />;\n'
+        )
+        assertPasses(root, "typescript/bin/tsc", ["--noEmit", "-p", "tsconfig.json"])
+      }).pipe(Effect.scoped),
+    60_000
+  )
+
+  it.live(
+    "a target file gets no folder barrel; a component target must be .tsx/.jsx",
+    () =>
+      Effect.gen(function* () {
+        const root = reactTree({
+          "src/components/UserCard/UserCard.tsx": "export function UserCard() {\n  return <div>card</div>;\n}\n",
+          "src/components/UserCard/index.ts": 'export * from "./UserCard";\n',
+          "src/components/NavBar/NavBar.tsx": "export function NavBar() {\n  return <nav>nav</nav>;\n}\n",
+          "src/components/NavBar/index.ts": 'export * from "./NavBar";\n'
+        })
+        const client = yield* setup(root)
+        const result = yield* call(client, {
+          kind: "component",
+          name: "Foo",
+          target: "src/components/Bar.tsx",
+          write: true
+        })
+        assert.deepStrictEqual(Object.keys(files(result)), ["src/components/Bar.tsx"])
+        assert.isFalse(existsSync(join(root, "src/components/index.ts")))
+        assertPasses(root, "typescript/bin/tsc", ["--noEmit", "-p", "tsconfig.json"])
+        const before = listing(root)
+        const refusal = yield* refused(
+          client,
+          { kind: "component", name: "Bar", target: "src/lib/Bar.ts", write: true },
+          "invalid_target"
+        )
+        assert.include(errorText(refusal), "JSX")
+        assert.include(errorText(refusal), 'target "src/lib/Bar.tsx"')
+        assert.deepStrictEqual(listing(root), before)
+      }).pipe(Effect.scoped),
+    60_000
+  )
+
+  it.live(
+    "a JavaScript project's component has untyped props (valid .jsx for tsc)",
+    () =>
+      Effect.gen(function* () {
+        const root = writeTree({
+          "package.json": JSON.stringify({
+            name: "js",
+            type: "module",
+            dependencies: { react: "19.0.0", tailwindcss: "4.0.0" }
+          }),
+          "src/components/Header.jsx":
+            'export default function Header({ title }) {\n  return <header className="p-4">{title}</header>;\n}\n',
+          "src/components/Footer.jsx":
+            'export default function Footer({ year }) {\n  return <footer className="p-2">{year}</footer>;\n}\n'
+        })
+        const client = yield* setup(root)
+        const result = yield* call(client, {
+          kind: "component",
+          name: "PriceTag",
+          props: [
+            { name: "amount", type: "number" },
+            { name: "label", type: "ReactNode", optional: true }
+          ],
+          write: true
+        })
+        const text = files(result)["src/components/PriceTag.jsx"]!
+        assert.include(text, "export default function PriceTag({ amount, label }) {")
+        assert.notInclude(text, "interface")
+        assert.notInclude(text, "import type")
+        assert.notInclude(text, "PriceTagProps")
+        const tsc = spawnSync(
+          process.execPath,
+          [
+            join(process.cwd(), "node_modules/typescript/bin/tsc"),
+            "--allowJs",
+            "--noEmit",
+            "--jsx",
+            "react-jsx",
+            "--module",
+            "esnext",
+            "--moduleResolution",
+            "bundler",
+            "--skipLibCheck",
+            "src/components/PriceTag.jsx"
+          ],
+          { cwd: root, encoding: "utf8" }
+        )
+        assert.strictEqual(tsc.status, 0, tsc.stdout + tsc.stderr)
+      }).pipe(Effect.scoped),
+    60_000
+  )
+
+  it.effect("props that would not compile are refused: restricted names, duplicates, names the body uses", () =>
+    Effect.gen(function* () {
+      const root = writeTree({
+        "package.json": JSON.stringify({ name: "m", dependencies: { react: "19.0.0" } }),
+        "tsconfig.json": "{}",
+        "src/components/Card.tsx":
+          'import styles from "./Card.module.css";\n\nexport function Card() {\n  return <div className={styles.card}>card</div>;\n}\n',
+        "src/components/Card.module.css": ".card {\n  display: block;\n}\n"
+      })
+      const client = yield* setup(root)
+      for (const name of ["eval", "arguments"]) {
+        const refusal = yield* refused(client, { kind: "component", name: "Tag", props: [{ name }] }, "invalid_props")
+        assert.include(errorText(refusal), name)
+      }
+      yield* refused(client, { kind: "component", name: "Tag", props: [{ name: "a" }, { name: "a" }] }, "invalid_props")
+      const styles = yield* refused(
+        client,
+        { kind: "component", name: "Tag", props: [{ name: "styles" }] },
+        "invalid_props"
+      )
+      assert.include(errorText(styles), "CSS module")
+      yield* refused(client, { kind: "component", name: "Tag", props: [{ name: "Tag" }] }, "invalid_props")
+      yield* refused(client, { kind: "util", name: "eval" }, "invalid_name")
+      // The same names are fine where nothing uses them: a prop "styles" without a CSS module.
+      const plain = writeTree({
+        "package.json": JSON.stringify({ name: "p", dependencies: { react: "19.0.0" } }),
+        "tsconfig.json": "{}",
+        "src/components/Card.tsx": "export function Card() {\n  return <div>card</div>;\n}\n"
+      })
+      const ok = yield* call(yield* setup(plain), { kind: "component", name: "Tag", props: [{ name: "styles" }] })
+      assert.include(files(ok)["src/components/Tag.tsx"], "{ styles }")
+    }).pipe(Effect.scoped)
+  )
+
+  it.effect("invalid routes are refused with the reason; invalid names get a valid suggestion or none", () =>
+    Effect.gen(function* () {
+      const root = writeTree({
+        "package.json": JSON.stringify({ name: "n", dependencies: { next: "15.0.0", react: "19.0.0" } }),
+        "tsconfig.json": "{}",
+        "app/page.tsx": "export default function HomePage() {\n  return <main>Home</main>;\n}\n"
+      })
+      const client = yield* setup(root)
+      const twice = yield* refused(client, { kind: "page", name: "x/[id]/[id]" }, "invalid_name")
+      assert.include(errorText(twice), '"id" appears twice')
+      assert.include(errorText(twice), "products/[id]")
+      const rest = yield* refused(client, { kind: "page", name: "a/[...rest]/b" }, "invalid_name")
+      assert.include(errorText(rest), "must be the last")
+      assert.include(errorText(rest), "docs/[...slug]")
+      const optional = yield* refused(client, { kind: "page", name: "a/[[...rest]]/b" }, "invalid_name")
+      assert.include(errorText(optional), "must be the last")
+      const ok = yield* call(client, { kind: "page", name: "a/[...rest]" })
+      assert.deepStrictEqual(Object.keys(files(ok)), ["app/a/[...rest]/page.tsx"])
+
+      const use = yield* refused(client, { kind: "hook", name: "use" }, "invalid_name")
+      assert.notInclude(errorText(use), 'name "use"')
+      const digits = yield* refused(client, { kind: "component", name: "123abc" }, "invalid_name")
+      assert.notInclude(errorText(digits), 'name "123abc"')
+      const accents = yield* refused(client, { kind: "component", name: "ünïcode" }, "invalid_name")
+      assert.include(errorText(accents), 'name "Unicode"')
     }).pipe(Effect.scoped)
   )
 

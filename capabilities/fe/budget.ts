@@ -19,8 +19,8 @@ import { extract, type FileSkeleton, loadParser, type Parse } from "./skeleton/e
 import { estimateTokens, renderFile } from "./skeleton/render.ts"
 
 /**
- * The default and the bounds of `budget`, in estimated tokens of the files
- * and skeletons chosen.
+ * The default and the bounds of `budget`, in estimated tokens of the whole
+ * result (its JSON) and the whole files it names for reading.
  *
  * @category constants
  * @since 0.4.0
@@ -36,7 +36,9 @@ export const contextBudgets = { default: 8000, minimum: 200, maximum: 200_000 } 
  * `topShare` of the best score: the files the task names), which may take
  * it all. At most `maxRead` files are read per call; `skipShown` skipped
  * files are listed (3 under a budget of 2,000); a task has at most
- * `maxTaskLength` characters.
+ * `maxTaskLength` characters. The envelope (lists, counts, next step) is
+ * set aside first, its lists shortened while it takes more than
+ * `envelopeShare` of the budget.
  *
  * @category constants
  * @since 0.4.0
@@ -47,7 +49,8 @@ export const packing = {
   wholeBudgetShare: 0.7,
   maxRead: 400,
   skipShown: 8,
-  maxTaskLength: 4000
+  maxTaskLength: 4000,
+  envelopeShare: 0.5
 } as const
 
 const Entry = {
@@ -96,10 +99,11 @@ export const BudgetResult = Schema.Struct({
   }),
   tokens: Schema.Int.annotate({
     description:
-      "The estimated tokens of everything chosen: the whole files, the skeletons and their entries (at most budget)."
+      "The estimated tokens of this context (at most budget): this result's JSON (skeletons, entries, lists, next) plus the whole files it names for workspace_read."
   }),
   overhead: Schema.Int.annotate({
-    description: "Of tokens, those of the entries themselves (path, score, why), counted in the budget."
+    description:
+      "Of tokens, those besides the files' and skeletons' own text: the entries (path, score, why) and the envelope (matched, unmatched, skip, stats, next)."
   }),
   budget: Schema.Int,
   stats: Schema.Struct({
@@ -129,6 +133,38 @@ const skeletonOf = (parse: Parse, path: string, text: string): FileSkeleton =>
       error: `could not be mapped: ${cause instanceof Error ? cause.message : String(cause)}`
     })
   )
+
+/**
+ * How much of the envelope a result keeps: 0 all of it (lists of up to 20,
+ * the whole next step), 1 lists of 3 and a short next step, 2 no lists.
+ */
+type Level = 0 | 1 | 2
+const listShown = [20, 3, 0] as const
+
+/** The whole files read later (not inline): they cost what their text does, besides the result. */
+const laterReads = (result: BudgetResult): number =>
+  result.whole.reduce((sum, entry) => sum + (entry.content === undefined ? entry.tokens : 0), 0)
+
+const entriesTokens = (result: BudgetResult): number =>
+  result.whole.reduce((sum, entry) => sum + entry.tokens, 0) +
+  result.skeleton.reduce((sum, entry) => sum + entry.tokens, 0)
+
+/**
+ * The result with its cost in `tokens` (its JSON, plus the whole files read
+ * later) and `overhead` (tokens less the entries' own): measured with the
+ * budget in their place, then the counts that are the cost of the result
+ * carrying them looked for next to that; the upper bound stays when none is.
+ */
+const withCost = (draft: BudgetResult): BudgetResult => {
+  const cost = (result: BudgetResult) => estimateTokens(JSON.stringify(result)) + laterReads(result)
+  const upper = cost(draft)
+  const entries = entriesTokens(draft)
+  for (const tokens of [upper, upper - 1, upper - 2]) {
+    const candidate = { ...draft, tokens, overhead: tokens - entries }
+    if (cost(candidate) === tokens) return candidate
+  }
+  return { ...draft, tokens: upper, overhead: upper - entries }
+}
 
 const list = (paths: ReadonlyArray<string>, max = 12): string =>
   paths.length <= max ? paths.join(", ") : `${paths.slice(0, max).join(", ")} and ${paths.length - max} more`
@@ -167,7 +203,7 @@ export const budget = Tool.make("budget", {
     budget: Schema.optionalKey(
       Schema.Int.check(Schema.isBetween({ minimum: contextBudgets.minimum, maximum: contextBudgets.maximum })).annotate(
         {
-          description: `The estimated tokens to spend (default ${contextBudgets.default}): the whole files, the skeletons and the entries listing them.`
+          description: `The estimated tokens to spend (default ${contextBudgets.default}): the whole result (skeletons, entries, lists) and the whole files it names; lists are cut to fit.`
         }
       )
     ),
@@ -208,19 +244,119 @@ export const budget = Tool.make("budget", {
       )
       const ranking = rank(graph, termsOf(task))
       const best = ranking.ranked[0]?.score ?? 0
+      const files = graph.files().length
+      const symbols = [...new Set(ranking.matched.symbols.map((s) => s.name))]
+      const top = ranking.ranked[0]?.path
 
-      const whole: Array<BudgetResult["whole"][number]> = []
-      const skeleton: Array<BudgetResult["skeleton"][number]> = []
-      const skipped: Array<BudgetResult["skip"]["top"][number]> = []
-      let remaining = budget
+      type Whole = BudgetResult["whole"][number]
+      type Skeleton = BudgetResult["skeleton"][number]
+      type Skipped = BudgetResult["skip"]["top"][number]
+
+      /** The next step, shorter at each level (and the lists it mentions, cut: say so). */
+      const nextText = (
+        whole: ReadonlyArray<Whole>,
+        skeleton: ReadonlyArray<Skeleton>,
+        skipped: number,
+        level: Level
+      ): string => {
+        const topSkeleton = top !== undefined && skeleton.some((entry) => entry.path === top)
+        if (level >= 2) {
+          return [
+            `Budget ${budget} is too small for the lists (matched, unmatched, skip.top: cut) and the next steps; raise budget.`,
+            topSkeleton ? `The best-ranked file, ${top}, did not fit whole: its skeleton is inline.` : ""
+          ]
+            .filter((part) => part !== "")
+            .join(" ")
+        }
+        const unmatchedNote =
+          ranking.unmatched.length === 0 ? "" : ` Not found in the project: ${list(ranking.unmatched, 8)}.`
+        if (ranking.fallback) {
+          return level === 0
+            ? `Nothing in the task named a file, exported symbol or word of the project's names${unmatchedNote === "" ? "." : ` (${list(ranking.unmatched, 8)}).`} These are the project's entry points and most-imported files. Call fe_skeleton for a map of the whole project, or call fe_budget again naming files (e.g. src/lib/format.ts) or exported symbols as spelled in code.`
+            : "Nothing in the task named the project's files or symbols: these are its entry points. Call fe_skeleton for a map (lists cut to fit)."
+        }
+        if (level === 1) {
+          return [
+            topSkeleton ? `The best-ranked file, ${top}, did not fit whole: its skeleton is inline.` : "",
+            symbols.length > 0
+              ? `Call fe_impact with symbols ${JSON.stringify(symbols.slice(0, 2))} before changing them.`
+              : "",
+            "Lists cut to fit in budget."
+          ]
+            .filter((part) => part !== "")
+            .join(" ")
+        }
+        return [
+          whole.length > 0
+            ? inline
+              ? "The whole files' text is in whole[].content; the skeletons are in skeleton[].text."
+              : "Read the whole files (whole[].path) with workspace_read; the skeletons are inline in skeleton[].text."
+            : `No file fit whole in ${budget} tokens: the skeletons are inline in skeleton[].text; read a file with workspace_read when you need its body.`,
+          topSkeleton
+            ? `The best-ranked file, ${top}, did not fit whole in ${budget} tokens: its skeleton is inline; read it with workspace_read (with offset and length for a part) or raise budget.`
+            : "",
+          skipped > 0
+            ? `${skipped} related file${skipped === 1 ? "" : "s"} did not fit (skip.top): raise budget to include them.`
+            : "",
+          symbols.length > 0
+            ? `Before changing ${list(symbols, 5)}, call fe_impact with symbols ${JSON.stringify(symbols.slice(0, 5))} to see every importer; after the change, call fe_verify.`
+            : "After the change, call fe_verify.",
+          unmatchedNote.trim()
+        ]
+          .filter((part) => part !== "")
+          .join(" ")
+      }
+
+      /** The result for a packing at an envelope level, `tokens` and `overhead` its own cost. */
+      const assemble = (
+        whole: ReadonlyArray<Whole>,
+        skeleton: ReadonlyArray<Skeleton>,
+        skipped: ReadonlyArray<Skipped>,
+        read: number,
+        level: Level,
+        skipShown: number,
+        ms: number
+      ): BudgetResult => {
+        const shown = listShown[level]
+        const draft: BudgetResult = {
+          whole,
+          skeleton,
+          skip: {
+            count: files - whole.length - skeleton.length,
+            ranked: skipped.length,
+            top: skipped.slice(0, skipShown)
+          },
+          matched: { files: ranking.matched.files.slice(0, shown), symbols: ranking.matched.symbols.slice(0, shown) },
+          unmatched: ranking.unmatched.slice(0, shown),
+          fallback: ranking.fallback,
+          // Measured with the budget in their place (an upper bound: the counts written afterwards have no more digits).
+          tokens: budget,
+          overhead: budget,
+          budget,
+          stats: { files, ranked: ranking.ranked.length, read, ms },
+          scanLimited: snapshot.scanLimited,
+          next: nextText(whole, skeleton, skipped.length, level)
+        }
+        return withCost(draft)
+      }
+
+      // The envelope (everything but the entries) is reserved first, at the fullest level that leaves half the budget.
+      const empty = (level: Level) => assemble([], [], [], 0, level, 0, 0).tokens
+      let level: Level = 0
+      while (level < 2 && empty(level) > budget * packing.envelopeShare) level = (level + 1) as Level
+      const available = budget - empty(level) - (level === 0 ? 60 : 0)
+
+      const whole: Array<Whole> = []
+      const skeleton: Array<Skeleton> = []
+      const skipped: Array<Skipped> = []
+      let remaining = available
       let read = 0
       let wholePhase = true
-      let overhead = 0
       for (const ranked of ranking.ranked) {
         const base = { path: ranked.path, score: ranked.score, why: reasons(ranked) }
         const sizeTokens = Math.ceil((graph.file(ranked.path)?.size ?? 0) / 4)
         // The entry itself (path, score, why, tokens) is read too: it counts.
-        const meta = estimateTokens(JSON.stringify({ ...base, tokens: sizeTokens })) + 2
+        const meta = estimateTokens(JSON.stringify({ ...base, tokens: sizeTokens })) + 1
         // Nothing more can fit, or enough files were read: the rest skipped.
         if (remaining < meta + 8 || read >= packing.maxRead) {
           skipped.push({ ...base, tokens: sizeTokens })
@@ -236,15 +372,16 @@ export const budget = Tool.make("budget", {
           continue
         }
         const wholeTokens = estimateTokens(text)
+        // What taking it whole costs: the text read (or inline, escaped as JSON) and its entry.
+        const wholeCost = inline ? estimateTokens(JSON.stringify(text)) + 3 + meta : wholeTokens + meta
         const takeWhole = () => {
           whole.push({ ...base, tokens: wholeTokens, ...(inline ? { content: text } : {}) })
-          remaining -= wholeTokens + meta
-          overhead += meta
+          remaining -= wholeCost
         }
         if (wholePhase && ranked.score >= best * packing.wholeShare) {
           // The best-ranked files may take the whole budget; the others leave a share of it to skeletons.
-          const limit = ranked.score >= best * packing.topShare ? budget : budget * packing.wholeBudgetShare
-          if (wholeTokens + meta <= remaining && budget - remaining + wholeTokens + meta <= limit) {
+          const limit = ranked.score >= best * packing.topShare ? available : available * packing.wholeBudgetShare
+          if (wholeCost <= remaining && available - remaining + wholeCost <= limit) {
             takeWhole()
             continue
           }
@@ -253,11 +390,12 @@ export const budget = Tool.make("budget", {
         }
         const rendered = renderFile(skeletonOf(parse, ranked.path, text), "signatures")
         const skeletonTokens = estimateTokens(rendered)
-        if (skeletonTokens < wholeTokens && skeletonTokens + meta <= remaining) {
+        // The skeleton's text as JSON (escaped) and its entry.
+        const skeletonCost = estimateTokens(JSON.stringify(rendered)) + 2 + meta
+        if (skeletonTokens < wholeTokens && skeletonCost <= remaining) {
           skeleton.push({ ...base, tokens: skeletonTokens, text: rendered })
-          remaining -= skeletonTokens + meta
-          overhead += meta
-        } else if (wholeTokens <= skeletonTokens && wholeTokens + meta <= remaining) {
+          remaining -= skeletonCost
+        } else if (wholeTokens <= skeletonTokens && wholeCost <= remaining) {
           // A file no larger than its skeleton is given whole.
           takeWhole()
         } else {
@@ -265,51 +403,29 @@ export const budget = Tool.make("budget", {
         }
       }
 
-      const files = graph.files().length
-      const chosen = whole.length + skeleton.length
-      const tokens = budget - remaining
-      const symbols = [...new Set(ranking.matched.symbols.map((s) => s.name))]
-      const unmatchedNote =
-        ranking.unmatched.length === 0 ? "" : ` Not found in the project: ${list(ranking.unmatched, 8)}.`
-      const top = ranking.ranked[0]?.path
-      const next = ranking.fallback
-        ? `Nothing in the task named a file, exported symbol or word of the project's names${unmatchedNote === "" ? "." : ` (${list(ranking.unmatched, 8)}).`} These are the project's entry points and most-imported files. Call fe_skeleton for a map of the whole project, or call fe_budget again naming files (e.g. src/lib/format.ts) or exported symbols as spelled in code.`
-        : [
-            whole.length > 0
-              ? inline
-                ? "The whole files' text is in whole[].content; the skeletons are in skeleton[].text."
-                : `Read the whole files with workspace_read: ${list(whole.map((w) => w.path))}; the skeletons are inline in skeleton[].text.`
-              : `No file fit whole in ${budget} tokens: the skeletons are inline in skeleton[].text; read a file with workspace_read when you need its body.`,
-            top !== undefined && skeleton.some((entry) => entry.path === top)
-              ? `The best-ranked file, ${top}, did not fit whole in ${budget} tokens: its skeleton is inline; read it with workspace_read (with offset and length for a part) or raise budget.`
-              : "",
-            skipped.length > 0
-              ? `${skipped.length} related file${skipped.length === 1 ? "" : "s"} did not fit (skip.top): raise budget to include them.`
-              : "",
-            symbols.length > 0
-              ? `Before changing ${list(symbols, 5)}, call fe_impact with symbols ${JSON.stringify(symbols.slice(0, 5))} to see every importer; after the change, call fe_verify.`
-              : "After the change, call fe_verify.",
-            unmatchedNote.trim()
-          ]
-            .filter((s) => s !== "")
-            .join(" ")
-      const result: BudgetResult = {
-        whole,
-        skeleton,
-        skip: {
-          count: files - chosen,
-          ranked: skipped.length,
-          top: skipped.slice(0, budget < 2000 ? 3 : packing.skipShown)
-        },
-        matched: ranking.matched,
-        unmatched: ranking.unmatched,
-        fallback: ranking.fallback,
-        tokens,
-        overhead,
-        budget,
-        stats: { files, ranked: ranking.ranked.length, read, ms: Math.round(performance.now() - started) },
-        scanLimited: snapshot.scanLimited,
-        next
+      // The whole result measured; over the budget, cut in this order: skip.top, the lists (a shorter level), the
+      // lowest-ranked entries chosen. A budget too small for even the shortest envelope gets it, and next says so.
+      const ms = Math.round(performance.now() - started)
+      let skipShown = level === 0 ? (budget < 2000 ? 3 : packing.skipShown) : level === 1 ? 1 : 0
+      let result = assemble(whole, skeleton, skipped, read, level, skipShown, ms)
+      while (result.tokens > budget) {
+        if (skipShown > 0 && result.skip.top.length > 0) skipShown--
+        else if (level < 2) level = (level + 1) as Level
+        else if (whole.length + skeleton.length > 0) {
+          // The lowest-ranked entry chosen, given up: counted among the skipped.
+          const lastWhole = whole[whole.length - 1]
+          const lastSkeleton = skeleton[skeleton.length - 1]
+          const dropWhole =
+            lastSkeleton === undefined || (lastWhole !== undefined && lastWhole.score < lastSkeleton.score)
+          const dropped = dropWhole ? whole.pop()! : skeleton.pop()!
+          skipped.push({ path: dropped.path, score: dropped.score, why: dropped.why, tokens: dropped.tokens })
+        } else {
+          return {
+            ...result,
+            next: `Budget ${budget} is too small for even this result's counts (${result.tokens} tokens): call fe_budget with a larger budget.`
+          }
+        }
+        result = assemble(whole, skeleton, skipped, read, level, skipShown, ms)
       }
       return result
     })

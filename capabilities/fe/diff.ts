@@ -60,7 +60,12 @@ const ExportView = Schema.Struct({
   )
 })
 
-const Side = Schema.Struct({ kind: Schema.String, signature: Schema.String })
+const Side = Schema.Struct({
+  kind: Schema.String,
+  signature: Schema.String.annotate({
+    description: "The signature, compared whole, shown cut to 160 characters around the change (… where cut)."
+  })
+})
 
 const ImportView = Schema.Struct({
   from: Schema.String,
@@ -81,6 +86,21 @@ const FileDiff = Schema.Struct({
           name: Schema.String,
           before: Side,
           after: Side,
+          members: Schema.optionalKey(
+            Schema.Struct({
+              added: Schema.Array(Schema.String),
+              removed: Schema.Array(Schema.String),
+              changed: Schema.Array(Schema.Struct({ name: Schema.String, before: Schema.String, after: Schema.String }))
+            }).annotate({
+              description:
+                "The members that changed: an interface's or object type's, a class's, a function's parameters (param.member for an object-typed one) and (return)."
+            })
+          ),
+          note: Schema.optionalKey(
+            Schema.String.annotate({
+              description: "An unannotated const whose value changed kind, e.g. value: number → string."
+            })
+          ),
           importers: Schema.optionalKey(Schema.Int)
         })
       )
@@ -290,10 +310,18 @@ const importersUsing = (graph: ImportGraph, file: string, key: string): number =
 
 // -- ranking and the budget -----------------------------------------------------------
 
+const membersCount = (file: FullFile): number =>
+  file.exports.changed.reduce(
+    (n, e) =>
+      n + (e.members === undefined ? 0 : e.members.added.length + e.members.removed.length + e.members.changed.length),
+    0
+  )
+
 const entriesOf = (file: FullFile): number =>
   file.exports.added.length +
   file.exports.removed.length +
   file.exports.changed.length +
+  membersCount(file) +
   (file.props ?? []).reduce((n, p) => n + p.added.length + p.removed.length + p.changed.length, 0) +
   file.imports.added.length +
   file.imports.removed.length
@@ -329,7 +357,18 @@ const cutFile = (file: FullFile, limit: number): FullFile => {
     exports: {
       added: file.exports.added.slice(0, limit),
       removed: file.exports.removed.slice(0, limit),
-      changed: file.exports.changed.slice(0, limit)
+      changed: file.exports.changed.slice(0, limit).map((e) =>
+        e.members === undefined
+          ? e
+          : {
+              ...e,
+              members: {
+                added: e.members.added.slice(0, limit),
+                removed: e.members.removed.slice(0, limit),
+                changed: e.members.changed.slice(0, limit)
+              }
+            }
+      )
     },
     ...(file.props !== undefined
       ? {
@@ -349,57 +388,100 @@ const cutFile = (file: FullFile, limit: number): FullFile => {
 
 const tokensOf = (result: DiffResult): number => estimateTokens(JSON.stringify(result))
 
-/** The files that fit in `budget`, best first; the first one cut down to fit when even it alone does not. */
+/**
+ * The result with its own size in `tokens`. It is measured first with
+ * `tokens` as it is (the budget: an upper bound, as the count has no more
+ * digits), then the count that is the size of the result carrying it is
+ * looked for next to that; the upper bound stays when none is.
+ */
+const withTokens = (result: DiffResult): DiffResult => {
+  const upper = tokensOf(result)
+  for (const tokens of [upper, upper - 1]) {
+    if (tokensOf({ ...result, tokens }) === tokens) return { ...result, tokens }
+  }
+  return { ...result, tokens: upper }
+}
+
+/**
+ * How much of the envelope a result keeps, from 0 (everything: ten omitted
+ * paths, the full summary and next step) to 3 (counts only); a smaller
+ * budget takes the next level before it gives up files.
+ */
+type Level = 0 | 1 | 2 | 3
+const levels: ReadonlyArray<Level> = [0, 1, 2, 3]
+const omittedPathsAt = [10, 3, 0, 0] as const
+
+/**
+ * The files that fit in `budget`, best first, the whole result's JSON
+ * counted (its envelope too); the first one cut down to fit when even it
+ * alone does not; the envelope made shorter (fewer omitted paths, a shorter
+ * summary and next step) before no file at all is shown. A budget too small
+ * for even the shortest envelope gets that envelope, its `next` saying so.
+ */
 const fit = (
   result: DiffResult,
   ranked: ReadonlyArray<FullFile>,
   budget: number,
-  next: (omitted: ReadonlyArray<string>) => string
+  next: (omitted: ReadonlyArray<string>, level: Level) => string,
+  shortText: string
 ): DiffResult => {
-  const build = (files: ReadonlyArray<FullFile>, extraEntries: number): DiffResult => {
+  const build = (files: ReadonlyArray<FullFile>, extraEntries: number, level: Level): DiffResult => {
     const left = ranked.slice(files.length)
     const entries = left.reduce((n, f) => n + entriesOf(f), 0) + extraEntries
     const truncated = left.length > 0 || extraEntries > 0
-    const paths = left.slice(0, 10).map((f) => f.path)
+    const paths = left.slice(0, omittedPathsAt[level]).map((f) => f.path)
     const partial = extraEntries > 0 && files[0] !== undefined ? [files[0].path] : []
     const final: DiffResult = {
       ...result,
+      ...(level >= 2 ? { summary: { ...result.summary, text: shortText } } : {}),
       files: files.map(present),
       truncated,
       omitted: { files: left.length, entries, paths },
-      next: next([...partial, ...paths]),
+      next: next(level >= 2 ? [] : [...partial, ...paths], level),
       // Measured with the budget in its place: the count written afterwards has no more digits.
       tokens: budget
     }
-    return { ...final, tokens: tokensOf(final) }
+    return withTokens(final)
   }
-  let count = 0
-  let size = JSON.stringify(build([], 0)).length + 600
-  while (count < ranked.length) {
-    const grown = size + JSON.stringify(present(ranked[count]!)).length + 1
-    if (Math.ceil(grown / 4) > budget) break
-    size = grown
-    count++
+  const fitAt = (level: Level): DiffResult | undefined => {
+    let count = 0
+    let size = JSON.stringify(build([], 0, level)).length + 600
+    while (count < ranked.length) {
+      const grown = size + JSON.stringify(present(ranked[count]!)).length + 1
+      if (Math.ceil(grown / 4) > budget) break
+      size = grown
+      count++
+    }
+    let candidate = build(ranked.slice(0, count), 0, level)
+    while (count > 0 && candidate.tokens > budget) {
+      count--
+      candidate = build(ranked.slice(0, count), 0, level)
+    }
+    if (count > 0) return candidate
+    if (ranked.length === 0) return candidate.tokens <= budget ? candidate : undefined
+    // Not even the first file fits: its lists cut to the longest that fits (at 0 only its counts are left).
+    const first = ranked[0]!
+    let low = 0
+    let high = entriesOf(first)
+    while (low < high) {
+      const mid = Math.ceil((low + high) / 2)
+      const cut = cutFile(first, mid)
+      if (build([cut], cut.omitted ?? 0, level).tokens <= budget) low = mid
+      else high = mid - 1
+    }
+    const cut = cutFile(first, low)
+    const shown = build([cut], cut.omitted ?? 0, level)
+    return shown.tokens <= budget ? shown : undefined
   }
-  let candidate = build(ranked.slice(0, count), 0)
-  while (count > 0 && candidate.tokens > budget) {
-    count--
-    candidate = build(ranked.slice(0, count), 0)
+  for (const level of levels) {
+    const found = fitAt(level)
+    if (found !== undefined) return found
   }
-  if (count > 0 || ranked.length === 0) return candidate
-  // Not even the first file fits: its lists cut to the longest that fits (at 0 only its counts are left).
-  const first = ranked[0]!
-  let low = 0
-  let high = entriesOf(first)
-  while (low < high) {
-    const mid = Math.ceil((low + high) / 2)
-    const cut = cutFile(first, mid)
-    if (build([cut], cut.omitted ?? 0).tokens <= budget) low = mid
-    else high = mid - 1
+  for (const level of levels) {
+    const empty = build([], 0, level)
+    if (empty.tokens <= budget) return empty
   }
-  const cut = cutFile(first, low)
-  const shown = build([cut], cut.omitted ?? 0)
-  return shown.tokens <= budget ? shown : build([], 0)
+  return build([], 0, 3)
 }
 
 /** The file#Symbol targets for fe_impact: removed and changed exports, and components whose props lost or changed one. */
@@ -652,22 +734,29 @@ export const diff = Tool.make("diff", {
       const breakingFiles = ranked.filter((f) => rankOf(f) === 0)
       const symbols = symbolList(breakingFiles)
       const moved = breakingFiles.filter((f) => f.status === "deleted" || f.status === "renamed")
-      const nextFor = (omitted: ReadonlyArray<string>): string => {
+      const nextFor = (omitted: ReadonlyArray<string>, level: Level): string => {
+        if (level >= 2) {
+          const left = files.length > 0 ? "Raise budget, or pass paths, to see the files left out. " : ""
+          return level === 3
+            ? `Budget ${budget} is too small for this result: only its counts fit. Call fe_diff with a larger budget.`
+            : `${left}${symbols.length > 0 ? `Then call fe_impact with symbols ${JSON.stringify(symbols.slice(0, 1))}…` : "Then call fe_verify."}`
+        }
+        const shown = level === 0 ? 10 : 3
         const parts: Array<string> = []
         if (omitted.length > 0) {
           parts.push(
-            `Left out to fit in budget: call fe_diff with paths ${JSON.stringify(omitted.slice(0, 10))} (or a larger budget) to see them.`
+            `Left out to fit in budget: call fe_diff with paths ${JSON.stringify(omitted.slice(0, shown))} (or a larger budget) to see them.`
           )
         }
         if (files.length === 0) parts.push("Nothing to re-check.")
         else if (symbols.length > 0) {
           parts.push(
-            `Call fe_impact with symbols ${JSON.stringify(symbols.slice(0, 10))} to see what the removed or changed exports break, then fe_verify.`
+            `Call fe_impact with symbols ${JSON.stringify(symbols.slice(0, shown))} to see what the removed or changed exports break, then fe_verify.`
           )
         } else if (moved.length > 0) {
           parts.push(
             `Files were deleted or renamed (${moved
-              .slice(0, 5)
+              .slice(0, shown === 10 ? 5 : 2)
               .map((f) => f.from ?? f.path)
               .join(", ")}): call fe_verify (typecheck) to find imports still naming them.`
           )
@@ -675,7 +764,7 @@ export const diff = Tool.make("diff", {
         if (symbols.length > 0 && moved.length > 0) {
           parts.push(
             `Deleted or renamed: ${moved
-              .slice(0, 5)
+              .slice(0, shown === 10 ? 5 : 2)
               .map((f) => f.from ?? f.path)
               .join(", ")} (fe_verify finds their stale imports).`
           )
@@ -707,7 +796,8 @@ export const diff = Tool.make("diff", {
         ms: Math.round(performance.now() - started),
         next: ""
       }
-      return fit(result, ranked, budget, nextFor)
+      const shortText = `${files.length} source files changed; exports +${exportsCount.added} -${exportsCount.removed} ~${exportsCount.changed}.`
+      return fit(result, ranked, budget, nextFor, shortText)
     })
   )
 )

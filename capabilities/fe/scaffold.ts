@@ -353,7 +353,7 @@ const firstClass = (css: string | undefined): string | undefined =>
 
 const componentCandidates = (context: Context) => {
   const { graph, info } = context
-  const out: Array<{ path: string; main: string; home: string; folder: boolean }> = []
+  const out: Array<{ path: string; main: string; home: string; folder: boolean; folderNaming: string }> = []
   for (const path of graph.files()) {
     const ext = extOf(path)
     if (ext !== ".tsx" && ext !== ".jsx") continue
@@ -366,12 +366,16 @@ const componentCandidates = (context: Context) => {
     const main =
       names.find((n) => n === stem || kebab(n) === stem) ?? names.find((n) => !n.endsWith("Props")) ?? names[0]!
     const parent = baseOf(dirOf(path))
-    const folder = parent === main || (stem === "index" && /^[A-Z]/.test(parent))
+    // A folder per component: named like it (`UserCard/`) or in kebab-case (`user-card/`).
+    const kebabFolder = parent !== main && parent === kebab(main)
+    const folder = parent === main || kebabFolder || (stem === "index" && /^[A-Z]/.test(parent))
+    const folderNaming = kebabFolder ? "kebab-case" : "same"
     out.push({
       path,
-      main: folder && stem === "index" ? parent : main,
+      main: folder && stem === "index" && !kebabFolder ? parent : main,
       home: folder ? dirOf(dirOf(path)) : dirOf(path),
-      folder
+      folder,
+      folderNaming
     })
   }
   return out
@@ -390,7 +394,8 @@ const planComponent = (context: Context, asPage?: { readonly dir: string; readon
               (context.graph.exportsOf(path) ?? []).find((e) => e.isDefault && e.name !== "default")?.name ??
               pascal(stemOf(path)),
             home: dirOf(path),
-            folder: false
+            folder: false,
+            folderNaming: "same"
           }))
     const decidedHome =
       asPage !== undefined
@@ -410,6 +415,13 @@ const planComponent = (context: Context, asPage?: { readonly dir: string; readon
     const layout = vote(
       weighted((e) => (byPath.get(e.path)?.folder ? "folder" : "file")),
       "file"
+    )
+    const folderNaming = vote(
+      weighted((e) => {
+        const c = byPath.get(e.path)
+        return c?.folder ? c.folderNaming : undefined
+      }),
+      "same"
     )
     const naming = vote(
       weighted((e) => {
@@ -437,7 +449,9 @@ const planComponent = (context: Context, asPage?: { readonly dir: string; readon
     const propsStyle = vote(
       weighted((e) =>
         e.style.props === undefined
-          ? undefined
+          ? e.style.main?.inlineProps === true
+            ? "inline"
+            : undefined
           : `${e.style.props.style} ${e.style.props.naming === "Props" ? "Props" : "<Name>Props"}${e.style.props.exported ? " exported" : ""}`
       ),
       "interface <Name>Props exported"
@@ -492,17 +506,21 @@ const planComponent = (context: Context, asPage?: { readonly dir: string; readon
       path = context.target
       folderDir = dirOf(path)
     } else if (layout.value === "folder") {
-      folderDir = joinRelative(home, stemName)
+      folderDir = joinRelative(home, folderNaming.value === "kebab-case" ? kebab(name) : stemName)
       path = joinRelative(folderDir, `${naming.value === "index" ? "index" : stemName}${extension.value}`)
     } else {
       folderDir = home
       path = joinRelative(home, `${stemName}${extension.value}`)
     }
     const fileStem = stemOf(path)
+    const typescript = [".tsx", ".ts", ".mts", ".cts"].includes(extOf(path))
+    if (!typescript && context.props.length > 0) {
+      notes.push(`${path} is JavaScript: the props are destructured without types (their types were not written).`)
+    }
     const [propsKind, propsNaming, propsExported] = propsStyle.value.split(" ")
     const propsName = propsNaming === "Props" ? "Props" : `${name}Props`
     const imports = propImports(context, folderDir, alias, keepExtensions)
-    notes.push(...imports.notes)
+    if (typescript) notes.push(...imports.notes)
     let cssSpec: CssSpec = { kind: "none" }
     const files: Planned["files"] = []
     const cssKind = css.value.split(" ")
@@ -544,6 +562,22 @@ const planComponent = (context: Context, asPage?: { readonly dir: string; readon
       const from = examples.some((e) => e.text.includes("@emotion/styled")) ? "@emotion/styled" : "styled-components"
       cssSpec = { kind: "styled", from }
     }
+    // A prop named like an identifier the component's body refers to would shadow it there.
+    const bodyNames = new Map<string, string>([[name, "the component's own name"]])
+    if (cssSpec.kind === "module")
+      bodyNames.set(cssSpec.local, `the CSS module's import (import ${cssSpec.local} from "${cssSpec.specifier}")`)
+    if (cssSpec.kind === "styled") bodyNames.set("Root", "the styled root element")
+    bodyNames.set("JSON", "the global JSON the markup uses")
+    for (const prop of context.props) {
+      const clash = bodyNames.get(prop.name)
+      if (clash !== undefined) {
+        return yield* fail(
+          "invalid_props",
+          `The prop "${prop.name}" has the name of ${clash}: inside the component it would hide it, and the file would not compile. Nothing was written.`,
+          `Call fe_scaffold again with that prop renamed (e.g. "${prop.name.charAt(0).toLowerCase()}${prop.name.slice(1)}Value").`
+        )
+      }
+    }
     const content = formatted(
       componentTemplate({
         name,
@@ -551,7 +585,7 @@ const planComponent = (context: Context, asPage?: { readonly dir: string; readon
         exportStyle: asPage !== undefined && framework === "next" ? "default" : exportStyle.value,
         declaration: declaration.value,
         annotation: annotation.value === "none" ? undefined : annotation.value,
-        propsStyle: propsKind === "type" ? "type" : "interface",
+        propsStyle: propsKind === "type" ? "type" : propsKind === "inline" ? "inline" : "interface",
         propsName,
         propsExported: propsExported === "exported",
         css: cssSpec,
@@ -567,6 +601,7 @@ const planComponent = (context: Context, asPage?: { readonly dir: string; readon
           return merged
         }, []),
         useClient: false,
+        typescript,
         element: asPage !== undefined ? "main" : "div",
         heading: asPage !== undefined ? name.replace(/Page$/, "") : undefined
       }),
@@ -577,7 +612,8 @@ const planComponent = (context: Context, asPage?: { readonly dir: string; readon
       .slice(0, 3)
       .map((e) => e.path)
     files.unshift({ path, content, basedOn: basedOn.length > 0 ? basedOn : examples.slice(0, 3).map((e) => e.path) })
-    if (layout.value === "folder" && naming.value === "same") {
+    // A barrel only for a folder of its own: a target file goes where it is named, alone.
+    if (layout.value === "folder" && naming.value === "same" && !context.targetIsFile) {
       // A barrel next to it when the examples' folders have one.
       const barrels = examples
         .filter((e) => byPath.get(e.path)?.folder)
@@ -610,6 +646,14 @@ const planComponent = (context: Context, asPage?: { readonly dir: string; readon
       conventions: {
         folder: { value: home, from: decidedHome.from.length > 0 ? decidedHome.from : basedOn },
         layout: show(layout),
+        ...(layout.value === "folder"
+          ? {
+              folderNaming: show({
+                value: folderNaming.value === "same" ? "PascalCase" : folderNaming.value,
+                from: folderNaming.from
+              })
+            }
+          : {}),
         fileNaming: show({ value: naming.value === "same" ? "PascalCase" : naming.value, from: naming.from }),
         extension: show(extension),
         exportStyle: show(exportStyle),
@@ -1136,47 +1180,86 @@ const planPage = (context: Context) =>
 
 // -- validation -------------------------------------------------------------------------------
 
-const nameProblem = (kind: Kind, name: string): { message: string; suggestion: string } | undefined => {
-  const valid = (example: string, fixed: string) => ({
+/** Letters without their accents (`Ünïcode` → `Unicode`), for a suggestion. */
+const ascii = (name: string): string => name.normalize("NFD").replace(/[\u0300-\u036f]/g, "")
+
+/** Why a route cannot be one (duplicate parameter, catch-all not last), or undefined. */
+const routeProblem = (segments: ReadonlyArray<string>, framework: string): string | undefined => {
+  const params = segments.flatMap((segment) => routeParams(segment).map((p) => ({ segment, ...p })))
+  const seen = new Set<string>()
+  for (const param of params) {
+    if (seen.has(param.name)) {
+      return `the parameter "${param.name}" appears twice; each dynamic segment needs its own name, e.g. "shop/[category]/[id]"`
+    }
+    seen.add(param.name)
+  }
+  if (framework === "next" || framework === "nuxt") {
+    const at = segments.findIndex((segment) => routeParams(segment).some((p) => p.catchAll))
+    if (at !== -1 && at !== segments.length - 1) {
+      return `the catch-all segment ${segments[at]} must be the last one (nothing can follow it), e.g. "docs/[...slug]"`
+    }
+  }
+  return undefined
+}
+
+const nameProblem = (
+  kind: Kind,
+  name: string,
+  framework: string
+): { message: string; suggestion: string } | undefined => {
+  const valid = (example: string, fixed: string | undefined) => ({
     message: `"${name}" is not a valid ${kind} name: ${example}.`,
     suggestion:
-      fixed === ""
+      fixed === undefined || fixed === name
         ? `Call fe_scaffold again with a ${kind} name such as ${example}.`
         : `Call fe_scaffold again with name "${fixed}".`
   })
+  // A suggestion only when it is itself valid.
+  const checked = (fixed: string, ok: (candidate: string) => boolean) => (ok(fixed) ? fixed : undefined)
+  const isComponent = (n: string) => /^[A-Z][A-Za-z0-9]*$/.test(n)
+  const isHook = (n: string) => /^use[A-Z0-9][A-Za-z0-9]*$/.test(n)
+  const isUtil = (n: string) => /^[a-z][A-Za-z0-9]*$/.test(n) && !reserved.has(n) && !restricted.has(n)
   switch (kind) {
     case "component":
-      return /^[A-Z][A-Za-z0-9]*$/.test(name)
+      return isComponent(name)
         ? undefined
-        : valid("a PascalCase identifier like UserCard", /[A-Za-z]/.test(name) ? pascal(name) : "")
+        : valid("a PascalCase identifier like UserCard", checked(pascal(ascii(name)), isComponent))
     case "hook":
-      return /^use[A-Z0-9][A-Za-z0-9]*$/.test(name)
+      return isHook(name)
         ? undefined
         : valid(
             "use followed by a capital, like useToggle",
-            /[A-Za-z]/.test(name) ? `use${pascal(name.replace(/^use/, ""))}` : ""
+            checked(`use${pascal(ascii(name).replace(/^use/, ""))}`, isHook)
           )
     case "util":
-      return /^[a-z][A-Za-z0-9]*$/.test(name) && !reserved.has(name)
+      return isUtil(name)
         ? undefined
-        : valid(
-            "a camelCase identifier like formatPrice",
-            /[A-Za-z]/.test(name) && !reserved.has(name) ? camel(name) : ""
-          )
+        : valid("a camelCase identifier like formatPrice (not a reserved word)", checked(camel(ascii(name)), isUtil))
     case "page": {
-      const segments = name.replace(/^\/+|\/+$/g, "").split("/")
-      return name.replace(/^\/+|\/+$/g, "") !== "" && segments.every((s) => routePattern.test(s))
+      const trimmed = name.replace(/^\/+|\/+$/g, "")
+      const segments = trimmed.split("/")
+      if (trimmed === "" || !segments.every((s) => routePattern.test(s))) {
+        return {
+          message: `"${name}" is not a route: use lowercase segments separated by /, [param], [...rest], [[...optional]] or (group), e.g. "settings/profile" or "blog/[slug]".`,
+          suggestion: 'Call fe_scaffold again with kind "page" and a route name such as "settings" or "products/[id]".'
+        }
+      }
+      const problem = routeProblem(segments, framework)
+      return problem === undefined
         ? undefined
         : {
-            message: `"${name}" is not a route: use lowercase segments separated by /, [param], [...rest], [[...optional]] or (group), e.g. "settings/profile" or "blog/[slug]".`,
+            message: `"${name}" is not a valid route: ${problem}.`,
             suggestion:
-              'Call fe_scaffold again with kind "page" and a route name such as "settings" or "products/[id]".'
+              'Call fe_scaffold again with kind "page" and a valid route such as "products/[id]" or "docs/[...slug]".'
           }
     }
     case "test":
       return undefined
   }
 }
+
+/** Names strict-mode code (every module) cannot bind. */
+const restricted = new Set(["eval", "arguments"])
 
 const reserved = new Set(
   "break case catch class const continue debugger default delete do else enum export extends false finally for function if import in instanceof new null return super switch this throw true try typeof var void while with yield let static implements interface package private protected public await".split(
@@ -1251,20 +1334,31 @@ export const scaffold = Tool.make("scaffold", {
       }
       const kind = kindInput as Kind
       const name = rawName.trim()
-      const problem = nameProblem(kind, name)
+      // A page's route rules depend on the framework: checked once the project is known.
+      const problem = kind === "page" ? undefined : nameProblem(kind, name, "")
       if (problem !== undefined) return yield* fail("invalid_name", problem.message, problem.suggestion)
       const propSpecs: Array<PropSpec> = []
       for (const prop of props) {
         const type = (prop.type ?? "string").trim()
+        if (propSpecs.some((p) => p.name === prop.name)) {
+          return yield* fail(
+            "invalid_props",
+            `The prop "${prop.name}" is listed twice.`,
+            "Call fe_scaffold again with each prop named once."
+          )
+        }
         if (
           !/^[A-Za-z_$][\w$]*$/.test(prop.name) ||
           reserved.has(prop.name) ||
+          restricted.has(prop.name) ||
           type === "" ||
           /[\n;{}`§‹›]/.test(type.replace(/\{[^{}]*\}/g, ""))
         ) {
           return yield* fail(
             "invalid_props",
-            `The prop ${JSON.stringify(prop.name)} with type ${JSON.stringify(type)} is not valid: a prop needs an identifier name and a one-line TypeScript type.`,
+            reserved.has(prop.name) || restricted.has(prop.name)
+              ? `The prop name ${JSON.stringify(prop.name)} is a reserved word or a name strict-mode code cannot bind (eval, arguments): the component could not destructure it.`
+              : `The prop ${JSON.stringify(prop.name)} with type ${JSON.stringify(type)} is not valid: a prop needs an identifier name and a one-line TypeScript type.`,
             'Call fe_scaffold again with props such as [{ "name": "title", "type": "string" }].'
           )
         }
@@ -1279,6 +1373,8 @@ export const scaffold = Tool.make("scaffold", {
       }
       const workspace = yield* Workspace
       const project = yield* Effect.flatMap(Effect.service(FeState), (state) => state.project)
+      const routeIssue = kind === "page" ? nameProblem(kind, name, project.framework) : undefined
+      if (routeIssue !== undefined) return yield* fail("invalid_name", routeIssue.message, routeIssue.suggestion)
       const snapshot = yield* Effect.flatMap(Effect.service(FeGraph), (cache) => cache.current)
       const parse = yield* Effect.mapError(
         loadParser,
@@ -1291,9 +1387,11 @@ export const scaffold = Tool.make("scaffold", {
       )
       let target: string | undefined
       let targetIsFile = false
+      let targetExists = false
       if (rawTarget !== undefined && rawTarget.trim() !== "") {
         const resolved = yield* mapWorkspaceError(workspace.resolve(rawTarget.trim()))
         target = resolved.relative
+        targetExists = resolved.exists
         targetIsFile = /\.[a-z]+$/i.test(baseOf(target)) && codeExtensions.includes(extOf(target))
         if (resolved.exists && !targetIsFile) {
           const stat = yield* mapWorkspaceError(workspace.stat(target))
@@ -1305,6 +1403,22 @@ export const scaffold = Tool.make("scaffold", {
             )
           }
         }
+      }
+      if (
+        kind === "component" &&
+        targetIsFile &&
+        !targetExists &&
+        target !== undefined &&
+        ![".tsx", ".jsx"].includes(extOf(target))
+      ) {
+        const fixed = `${target.slice(0, target.length - extOf(target).length)}${
+          project.tsconfig !== null || project.dependencies.includes("typescript") ? ".tsx" : ".jsx"
+        }`
+        return yield* fail(
+          "invalid_target",
+          `${target} cannot hold a component: its markup is JSX, which only a .tsx or .jsx file may contain (in a ${extOf(target)} file it does not compile). Nothing was written.`,
+          `Call fe_scaffold again with target "${fixed}", or a directory.`
+        )
       }
       let subject = name
       if (kind === "test") {

@@ -20,6 +20,8 @@ export interface TaskTerms {
   readonly paths: ReadonlyArray<string>
   readonly identifiers: ReadonlyArray<string>
   readonly words: ReadonlyArray<string>
+  /** Two or three plain words in a row, in lower case ("the Site Header" → `site header`): a name in prose. */
+  readonly phrases: ReadonlyArray<string>
 }
 
 /**
@@ -38,12 +40,20 @@ export const weights = {
   symbol: 100,
   /** A file re-exporting a symbol named exactly (a barrel). */
   reexport: 40,
-  /** A file whose base name (without extension) is a named identifier. */
+  /** A file whose base name (without extension) is a named code-like identifier. */
   stem: 90,
   /** A case-insensitive match of a symbol or base name, for a code-like term (camelCase, digits, _). */
   caseInsensitive: 70,
-  /** The same for a plain word. */
+  /**
+   * An exact match of a symbol or base name by a plain word (`header` → `header.ts`): less than a code-like
+   * term, as prose uses the word for other things. A framework's conventional file names (`conventionalStems`)
+   * and their default exports are matched by no plain word, only by a path (`app/layout.tsx`) or a code-like name.
+   */
+  plainExact: 55,
+  /** A case-insensitive match of a symbol or base name for a plain word. */
   plainWord: 45,
+  /** Two or three plain words in a row matching a name (`site header` → `SiteHeader`, `site-header.tsx`). */
+  phrase: 80,
   /** Each task word found among a file's path or export-name words, at most `wordCap`. */
   word: 12,
   wordCap: 36,
@@ -59,7 +69,10 @@ export const weights = {
   /** A direct dependency gets the seed's score times this; each further level halves it. */
   dependency: 0.5,
   dependencyDepth: 3,
-  /** A test file importing the seed directly or transitively. */
+  /**
+   * A test file importing the seed directly gets the seed's score times this; one importing it through other
+   * files, this times `decay` for each file between (a test of everything is not a test of each file).
+   */
   test: 0.55,
   /** Each level further away multiplies by this. */
   decay: 0.5,
@@ -68,6 +81,56 @@ export const weights = {
   /** When nothing matches, at most this many entry points and most-imported files. */
   fallbackFiles: 30
 } as const
+
+/**
+ * The file names frameworks give by convention (Next's `page`, `layout`,
+ * `route`…, SvelteKit's `+page`, Remix's `root`, entry files): a plain word
+ * of a task ("the layout", "every page") does not name them; a path or a
+ * code-like name does.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import { conventionalStems } from "./capabilities/fe/budget/rank.ts"
+ *
+ * conventionalStems.has("layout") // => true
+ * ```
+ *
+ * @category constants
+ * @since 0.4.0
+ */
+export const conventionalStems: ReadonlySet<string> = new Set([
+  "page",
+  "layout",
+  "route",
+  "loading",
+  "error",
+  "global-error",
+  "template",
+  "default",
+  "not-found",
+  "middleware",
+  "instrumentation",
+  "head",
+  "index",
+  "main",
+  "app",
+  "_app",
+  "_document",
+  "_error",
+  "root",
+  "entry.client",
+  "entry.server",
+  "+page",
+  "+layout",
+  "+error",
+  "+server",
+  "+page.server",
+  "+layout.server",
+  "+page.svelte",
+  "hooks.server",
+  "hooks.client"
+])
 
 /** Words of a task that name no code: English function words and the verbs of coding tasks. */
 const stopWords = new Set(
@@ -213,7 +276,8 @@ const separators = new Set([..."\"'`,;:()[]{}<>!?|=+*&^%~"])
  * import { termsOf } from "./capabilities/fe/budget/rank.ts"
  *
  * termsOf("rename formatPrice in src/lib/format.ts")
- * // => { paths: ["src/lib/format.ts"], identifiers: ["formatPrice"], words: ["format", "price"] }
+ * // => { paths: ["src/lib/format.ts"], identifiers: ["formatPrice"], words: ["format", "price"], phrases: [] }
+ * termsOf("show the site header").phrases // => ["site header"]
  * ```
  *
  * @category terms
@@ -223,6 +287,18 @@ export const termsOf = (task: string): TaskTerms => {
   const paths: Array<string> = []
   const identifiers: Array<string> = []
   const words: Array<string> = []
+  const phrases: Array<string> = []
+  /** The plain words read in a row so far (a path, a code-like or a stop word ends the run). */
+  let run: Array<string> = []
+  const endRun = () => {
+    for (let length = 2; length <= 3; length++) {
+      for (let i = 0; i + length <= run.length; i++) {
+        const phrase = run.slice(i, i + length).join(" ")
+        if (!phrases.includes(phrase)) phrases.push(phrase)
+      }
+    }
+    run = []
+  }
   const addWords = (name: string) => {
     for (const word of wordsOf(name)) if (!words.includes(word)) words.push(word)
   }
@@ -248,6 +324,11 @@ export const termsOf = (task: string): TaskTerms => {
     while (text.startsWith("./")) text = text.slice(2)
     while (text.startsWith("/") || text.startsWith(".")) text = text.slice(1)
     if (text === "") continue
+    if (isIdentifier(text) && !isCodeLike(text) && !stopWords.has(text.toLowerCase())) {
+      run.push(text.toLowerCase())
+      // A sentence ends the run.
+      if (raw.endsWith(".")) endRun()
+    } else endRun()
     const hash = text.indexOf("#")
     const symbol = hash === -1 ? undefined : text.slice(hash + 1)
     const base = hash === -1 ? text : text.slice(0, hash)
@@ -261,7 +342,8 @@ export const termsOf = (task: string): TaskTerms => {
     }
     if (symbol !== undefined) addIdentifier(symbol)
   }
-  return { paths, identifiers, words }
+  endRun()
+  return { paths, identifiers, words, phrases }
 }
 
 /**
@@ -420,21 +502,31 @@ export const rank = (graph: ImportGraph, terms: TaskTerms): Ranking => {
     const stem = stemOf(file)
     if (stem !== "index") index(stem.toLowerCase(), { file, name: stem, stem: true })
   }
+  /** What a plain word does not name: a framework's conventional file by its name, or by its default export. */
+  const conventional = (c: { readonly file: string; readonly name: string; readonly stem: boolean }): boolean =>
+    conventionalStems.has(stemOf(c.file)) &&
+    (c.stem || (graph.exportsOf(c.file) ?? []).some((e) => e.isDefault && e.name === c.name))
   for (const term of terms.identifiers) {
-    const candidates = byLower.get(term.toLowerCase()) ?? []
-    const score = isCodeLike(term) ? weights.caseInsensitive : weights.plainWord
+    const codeLike = isCodeLike(term)
+    const all = byLower.get(term.toLowerCase()) ?? []
+    const candidates = all.filter((c) => codeLike || !conventional(c))
+    // A word naming only conventional files (the layout, every page) is not reported as unmatched.
+    if (all.length > candidates.length) matchedTerms.add(term)
+    const score = codeLike ? weights.caseInsensitive : weights.plainWord
     // The files matching exactly; the others may match case-insensitively.
     const exactFiles = new Set(candidates.filter((c) => c.name === term).map((c) => c.file))
     const looseDone = new Set<string>()
     for (const { file, name, stem } of candidates) {
       if (name === term && stem) {
-        add(file, weights.stem, "named in the task")
-        namedFiles.add(file)
-        matchedFiles.add(file)
+        if (codeLike) {
+          add(file, weights.stem, "named in the task")
+          namedFiles.add(file)
+          matchedFiles.add(file)
+        } else add(file, weights.plainExact, `file name is ${term}`)
       } else if (name === term) {
         if (reexports(graph, file, term)) add(file, weights.reexport, `re-exports ${term} (named)`)
         else {
-          add(file, weights.symbol, `exports ${term} (named)`)
+          add(file, codeLike ? weights.symbol : weights.plainExact, `exports ${term} (named)`)
           matchedSymbols.set(`${file}#${term}`, { name: term, file })
           const set = symbolsOf.get(file) ?? new Set<string>()
           set.add(term)
@@ -447,7 +539,30 @@ export const rank = (graph: ImportGraph, terms: TaskTerms): Ranking => {
       }
     }
     if (candidates.length > 0) matchedTerms.add(term)
-    else if (isCodeLike(term)) unmatched.push(term)
+    else if (codeLike) unmatched.push(term)
+  }
+
+  // Plain words in a row naming one name: "site header" → SiteHeader, site-header.tsx.
+  if (terms.phrases.length > 0) {
+    const joined = (name: string) => name.toLowerCase().replace(/[-_.]/g, "")
+    const byJoined = new Map<string, Array<{ readonly file: string; readonly name: string; readonly stem: boolean }>>()
+    for (const list of byLower.values()) {
+      for (const entry of list) {
+        const key = joined(entry.name)
+        const known = byJoined.get(key)
+        if (known === undefined) byJoined.set(key, [entry])
+        else known.push(entry)
+      }
+    }
+    for (const phrase of terms.phrases) {
+      const done = new Set<string>()
+      for (const entry of byJoined.get(phrase.replace(/ /g, "")) ?? []) {
+        const { file, name, stem } = entry
+        if (done.has(file) || conventional(entry) || (!stem && reexports(graph, file, name))) continue
+        done.add(file)
+        add(file, weights.phrase, stem ? `file name matches "${phrase}"` : `exports ${name} (matches "${phrase}")`)
+      }
+    }
   }
 
   // Words of paths and export names.
@@ -459,6 +574,8 @@ export const rank = (graph: ImportGraph, terms: TaskTerms): Ranking => {
         ...wordsOf(file.slice(0, file.length - extensionOf(file).length)),
         ...names.flatMap(wordsOf)
       ])
+      // A conventional file's own name (page, layout…) is no word of it: every route has one.
+      if (conventionalStems.has(stemOf(file))) for (const word of wordsOf(stemOf(file))) fileWords.delete(word)
       const hits = [...taskWords].filter((word) => fileWords.has(word))
       if (hits.length === 0) continue
       for (const hit of hits) wordHits.add(hit)
@@ -492,7 +609,15 @@ export const rank = (graph: ImportGraph, terms: TaskTerms): Ranking => {
             : `imports ${seed.path} through ${depth - 1} file${depth === 2 ? "" : "s"}`
         )
       }
-      if (isTestFile(path)) add(path, seed.score * weights.test, `test of ${seed.path}`)
+      if (isTestFile(path)) {
+        add(
+          path,
+          seed.score * weights.test * weights.decay ** (depth - 1),
+          depth === 1
+            ? `test of ${seed.path}`
+            : `test of ${seed.path} through ${depth - 1} file${depth === 2 ? "" : "s"}`
+        )
+      }
     }
     const seen = new Set([seed.path])
     let frontier = [seed.path]

@@ -56,9 +56,56 @@ export interface ExportView {
  */
 export interface ChangedExport {
   readonly name: string
+  /** The signatures around what changed (at most `shownSignature` characters each, `…` where cut). */
   readonly before: { readonly kind: string; readonly signature: string }
   readonly after: { readonly kind: string; readonly signature: string }
+  /**
+   * The members that changed, when the signature has some: an interface's or
+   * object type's members, a class's public members, a function's parameters
+   * (a parameter's object type by member, as `param.member`).
+   */
+  readonly members?: MemberChanges
+  /** An unannotated const whose value changed kind (its inferred type), e.g. `value: number → string`. */
+  readonly note?: string
 }
+
+/**
+ * Members added, removed or changed (as `name?: type`, cut at
+ * `shownSignature` characters).
+ *
+ * **Example**
+ *
+ * ```ts
+ * import type { MemberChanges } from "./capabilities/fe/diff/api.ts"
+ *
+ * const members: MemberChanges = { added: ["extra: number"], removed: [], changed: [] }
+ * ```
+ *
+ * @category models
+ * @since 0.4.0
+ */
+export interface MemberChanges {
+  readonly added: ReadonlyArray<string>
+  readonly removed: ReadonlyArray<string>
+  readonly changed: ReadonlyArray<{ readonly name: string; readonly before: string; readonly after: string }>
+}
+
+/**
+ * The longest signature or member `fe_diff` shows (the comparison reads
+ * the whole signature; what is shown is cut around the change).
+ *
+ * **Example**
+ *
+ * ```ts
+ * import { shownSignature } from "./capabilities/fe/diff/api.ts"
+ *
+ * shownSignature // => 160
+ * ```
+ *
+ * @category constants
+ * @since 0.4.0
+ */
+export const shownSignature = 160
 
 /**
  * The props of one component that changed: members as `name?: type`.
@@ -122,6 +169,8 @@ export interface FileApi {
   readonly skeleton: FileSkeleton
   /** Component export key → props members by name (absent when the props are not known). */
   readonly props: ReadonlyMap<string, ReadonlyMap<string, string>>
+  /** The parser that read it (a changed signature's members are read with it). */
+  readonly parse?: Parse | undefined
 }
 
 /**
@@ -203,12 +252,75 @@ const signatureOf = (entry: ExportEntry): string => {
     : base
 }
 
-/** What a signature is compared by: an unannotated const's initializer (`= …`) is its value, not its API. */
+/**
+ * The kind of an unannotated const's value when it is a literal (what its
+ * inferred type is made of): number, string, boolean… undefined otherwise.
+ */
+const valueKind = (signature: string): string | undefined => {
+  const value = signature.slice(2).trim()
+  if (/^-?(\d|\.\d)[\d_.eExXa-fA-FoObB]*$/.test(value)) return "number"
+  if (/^-?\d[\d_]*n$/.test(value)) return "bigint"
+  if (/^["'`]/.test(value)) return "string"
+  if (value === "true" || value === "false") return "boolean"
+  if (value === "null") return "null"
+  if (value === "undefined") return "undefined"
+  if (value.startsWith("[")) return "array"
+  if (value.startsWith("{")) return "object"
+  if (value.startsWith("/") && value.length > 1) return "RegExp"
+  return undefined
+}
+
+/**
+ * What a signature is compared by: an unannotated const's initializer
+ * (`= …`) is its value, not its API — only its literal kind (a number
+ * becoming a string changes its inferred type); an initializer that is not
+ * a literal is not compared.
+ */
 const comparable = (view: ExportView): string =>
-  view.kind === "const" && view.signature.startsWith("= ") ? "" : view.signature
+  view.kind === "const" && view.signature.startsWith("= ") ? `= ${valueKind(view.signature) ?? ""}` : view.signature
+
+/** A text cut at `max` characters with an ellipsis. */
+const bounded = (text: string, max = shownSignature): string =>
+  text.length <= max ? text : `${text.slice(0, max - 1)}…`
+
+/** An export as shown: its signature cut (an unannotated const's value at 60 characters, as the skeleton shows it). */
+const shown = (view: ExportView): ExportView => ({
+  ...view,
+  signature: bounded(view.signature, view.kind === "const" && view.signature.startsWith("= ") ? 62 : shownSignature)
+})
+
+/**
+ * Two signatures as shown: whole when both are short, else each cut to the
+ * part around where they differ (the common start and end elided with `…`).
+ */
+const focus = (before: string, after: string, max = shownSignature): readonly [string, string] => {
+  if (before.length <= max && after.length <= max) return [before, after]
+  let prefix = 0
+  while (prefix < before.length && prefix < after.length && before[prefix] === after[prefix]) prefix++
+  let suffix = 0
+  while (
+    suffix < before.length - prefix &&
+    suffix < after.length - prefix &&
+    before[before.length - 1 - suffix] === after[after.length - 1 - suffix]
+  )
+    suffix++
+  const context = Math.floor(max / 4)
+  const show = (text: string): string => {
+    if (text.length <= max) return text
+    const start = Math.max(0, prefix - context)
+    const end = Math.min(text.length, text.length - suffix + context)
+    const head = start > 0 ? "…" : ""
+    const tail = end < text.length ? "…" : ""
+    const room = max - head.length - tail.length
+    const middle = text.slice(start, end)
+    return middle.length <= room ? `${head}${middle}${tail}` : `${head}${middle.slice(0, room - 1)}…`
+  }
+  return [show(before), show(after)]
+}
 
 /** Exports grouped by key (an overloaded function's signatures together). */
 const exportMap = (skeleton: FileSkeleton): Map<string, ExportView> => {
+  // Signatures are whole here (`extract` with no cut): shown bounded, compared whole.
   const map = new Map<string, ExportView>()
   for (const entry of skeleton.exports) {
     const key = keyOf(entry)
@@ -388,6 +500,82 @@ const typeDeclarations = (body: ReadonlyArray<Node>): Map<string, Node> => {
   return types
 }
 
+/** A member list's entries by name, each cut for display only after comparing. */
+const diffMembers = (
+  before: ReadonlyMap<string, string>,
+  after: ReadonlyMap<string, string>
+): MemberChanges | undefined => {
+  const added = [...after].filter(([name]) => !before.has(name)).map(([, member]) => bounded(member))
+  const removed = [...before].filter(([name]) => !after.has(name)).map(([, member]) => bounded(member))
+  const changed = [...after]
+    .filter(([name, member]) => before.has(name) && before.get(name) !== member)
+    .map(([name, member]) => {
+      const [old, now] = focus(before.get(name)!, member)
+      return { name, before: old, after: now }
+    })
+  return added.length + removed.length + changed.length === 0 ? undefined : { added, removed, changed }
+}
+
+/**
+ * The members a signature has, read by parsing it again as a declaration:
+ * an interface's or object type's members, a class's public members, a
+ * function's parameters (an object-typed one by member, `name.member`) and
+ * its return type; undefined when it has none the diff can name.
+ */
+const signatureMembers = (parse: Parse, kind: string, signature: string): Map<string, string> | undefined => {
+  const generic = signature.startsWith("<")
+  const source =
+    kind === "interface"
+      ? `interface __X${generic ? "" : " "}${signature}`
+      : kind === "type"
+        ? `type __X${generic ? "" : " "}${signature}`
+        : kind === "class"
+          ? `declare class __X${generic ? "" : " "}${signature.startsWith("{") || generic || signature.startsWith("extends") || signature.startsWith("implements") ? signature : `{ ${signature} }`}`
+          : (kind === "function" || kind === "component" || kind === "hook") && (generic || signature.startsWith("("))
+            ? `function __X${signature} {}`
+            : (kind === "const" || kind === "hook") && signature.startsWith(":")
+              ? `let __x${signature}`
+              : undefined
+  if (source === undefined) return undefined
+  let parsed: ReturnType<Parse>
+  try {
+    parsed = parse("signature.ts", source, "ts")
+  } catch {
+    return undefined
+  }
+  if (parsed.errors.length > 0) return undefined
+  const node = parsed.program.body[0]
+  if (node === undefined) return undefined
+  const none = new Map<string, Node>()
+  switch (node.type) {
+    case "TSInterfaceDeclaration":
+      return memberList(source, node.body?.body ?? [])
+    case "TSTypeAliasDeclaration":
+      return membersOf(source, none, node.typeAnnotation)
+    case "ClassDeclaration":
+      return memberList(source, node.body?.body ?? [])
+    case "VariableDeclaration":
+      return membersOf(source, none, node.declarations?.[0]?.id?.typeAnnotation?.typeAnnotation)
+    case "FunctionDeclaration": {
+      const map = new Map<string, string>()
+      ;(node.params ?? []).forEach((parameter: Node, i: number) => {
+        const target = parameter.type === "AssignmentPattern" ? parameter.left : parameter
+        const name = target?.type === "Identifier" ? target.name : `#${i + 1}`
+        const members = membersOf(source, none, target?.typeAnnotation?.typeAnnotation)
+        if (members !== undefined && members.size > 0) {
+          for (const [key, member] of members) map.set(`${name}.${key}`, `${name}.${member}`)
+        } else map.set(name, slice(source, parameter))
+      })
+      if (node.returnType !== null && node.returnType !== undefined) {
+        map.set("(return)", `(return)${slice(source, node.returnType)}`)
+      }
+      return map
+    }
+    default:
+      return undefined
+  }
+}
+
 const langOf = (path: string): "ts" | "tsx" | "jsx" =>
   path.endsWith(".tsx") ? "tsx" : path.endsWith(".ts") || path.endsWith(".mts") || path.endsWith(".cts") ? "ts" : "jsx"
 
@@ -427,11 +615,11 @@ export const fileApi = (parse: Parse, path: string, text: string): FileApi => {
       const members = alias === undefined ? undefined : membersOf(source, new Map(), alias.typeAnnotation)
       if (members !== undefined) props.set(keyOf(entry), members)
     }
-    return { skeleton, props }
+    return { skeleton, props, parse }
   }
-  const skeleton = extract(parse, path, text)
+  const skeleton = extract(parse, path, text, { maxSignature: Number.POSITIVE_INFINITY })
   const components = skeleton.exports.filter((entry) => entry.kind === "component")
-  if (components.length === 0) return { skeleton, props }
+  if (components.length === 0) return { skeleton, props, parse }
   const body = parse(path, text, langOf(path)).program.body
   const functions = componentFunctions(body)
   const types = typeDeclarations(body)
@@ -441,7 +629,7 @@ export const fileApi = (parse: Parse, path: string, text: string): FileApi => {
     const members = componentProps(text, types, found.fn, found.propsType)
     if (members !== undefined) props.set(keyOf(entry), members)
   }
-  return { skeleton, props }
+  return { skeleton, props, parse }
 }
 
 const importMap = (skeleton: FileSkeleton): Map<string, Set<string>> => {
@@ -500,18 +688,28 @@ export const diffApi = (before: FileApi | undefined, after: FileApi | undefined)
   for (const [key, view] of old) {
     const next = now.get(key)
     if (next === undefined) {
-      removed.push(view)
+      removed.push(shown(view))
       breaking.push({ name: view.name, key })
     } else if (next.kind !== view.kind || comparable(next) !== comparable(view)) {
+      const [oldShown, newShown] = focus(view.signature, next.signature)
+      const parse = after?.parse ?? before?.parse
+      const oldMembers = parse === undefined ? undefined : signatureMembers(parse, view.kind, view.signature)
+      const newMembers = parse === undefined ? undefined : signatureMembers(parse, next.kind, next.signature)
+      const members =
+        oldMembers === undefined || newMembers === undefined ? undefined : diffMembers(oldMembers, newMembers)
+      const oldValue = view.kind === "const" && view.signature.startsWith("= ") ? valueKind(view.signature) : undefined
+      const newValue = next.kind === "const" && next.signature.startsWith("= ") ? valueKind(next.signature) : undefined
       changed.push({
         name: next.name,
-        before: { kind: view.kind, signature: view.signature },
-        after: { kind: next.kind, signature: next.signature }
+        before: { kind: view.kind, signature: oldShown },
+        after: { kind: next.kind, signature: newShown },
+        ...(members !== undefined ? { members } : {}),
+        ...(oldValue !== undefined && newValue !== undefined ? { note: `value: ${oldValue} → ${newValue}` } : {})
       })
       breaking.push({ name: next.name, key })
     }
   }
-  for (const [key, view] of now) if (!old.has(key)) added.push(view)
+  for (const [key, view] of now) if (!old.has(key)) added.push(shown(view))
   const props: Array<PropsChange> = []
   if (before !== undefined && after !== undefined) {
     for (const [key, members] of after.props) {
@@ -519,11 +717,14 @@ export const diffApi = (before: FileApi | undefined, after: FileApi | undefined)
       if (previous === undefined) continue
       const change = {
         component: now.get(key)?.name ?? key,
-        added: [...members].filter(([name]) => !previous.has(name)).map(([, member]) => member),
-        removed: [...previous].filter(([name]) => !members.has(name)).map(([, member]) => member),
+        added: [...members].filter(([name]) => !previous.has(name)).map(([, member]) => bounded(member)),
+        removed: [...previous].filter(([name]) => !members.has(name)).map(([, member]) => bounded(member)),
         changed: [...members]
           .filter(([name, member]) => previous.has(name) && previous.get(name) !== member)
-          .map(([name, member]) => ({ name, before: previous.get(name)!, after: member }))
+          .map(([name, member]) => {
+            const [old, now] = focus(previous.get(name)!, member)
+            return { name, before: old, after: now }
+          })
       }
       if (change.added.length + change.removed.length + change.changed.length > 0) {
         props.push(change)

@@ -339,6 +339,22 @@ export const makeGit = (root: string): Effect.Effect<Git, never, CommandRunner> 
             })
           )
         }
+        // A range (`A..B`, `A...B`) is two refs: base and head.
+        const range = /^(.*?[^.])?(\.\.\.?)([^.].*)?$/.exec(ref)
+        if (range !== null && ref.includes("..")) {
+          const from = range[1] ?? "HEAD"
+          const to = range[3] ?? "HEAD"
+          return yield* Effect.fail(
+            new Tool.ToolError({
+              message: `${field} ${JSON.stringify(ref)} is a range of commits; fe_diff takes its two ends separately.`,
+              code: "invalid_ref",
+              suggestion:
+                range[2] === "..."
+                  ? `Call fe_diff with base set to the merge base of ${from} and ${to} (exec_run git merge-base ${from} ${to}) and head ${JSON.stringify(to)}.`
+                  : `Call fe_diff with base ${JSON.stringify(from)} and head ${JSON.stringify(to)}.`
+            })
+          )
+        }
         const result = yield* run(["rev-parse", "--verify", "--quiet", "--end-of-options", `${ref}^{commit}`])
         const commit = result.stdout.trim()
         if (result.exitCode === 0 && /^[0-9a-f]{40,64}$/.test(commit)) return commit

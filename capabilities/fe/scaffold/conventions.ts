@@ -37,6 +37,8 @@ export interface MainExport {
   /** The type annotation of an arrow component (`FC`, `React.FC<Props>` → `React.FC`), when it has one. */
   readonly annotation?: string | undefined
   readonly async: boolean
+  /** Its first parameter is typed inline (`props: { name: string }`, `{ name }: { name: string }`). */
+  readonly inlineProps?: boolean | undefined
 }
 
 /**
@@ -185,13 +187,20 @@ const findLocal = (body: ReadonlyArray<Node>, name: string): Node | undefined =>
   return undefined
 }
 
+/** Whether a function's first parameter has an inline object type (`{ … }`). */
+const inlineFirstParam = (fn: Node | undefined): boolean => {
+  const first = fn?.params?.[0]
+  const pattern = first?.type === "TSParameterProperty" ? first.parameter : first
+  return pattern?.typeAnnotation?.typeAnnotation?.type === "TSTypeLiteral"
+}
+
 const describeDeclaration = (
   text: string,
   node: Node | undefined
-): Pick<MainExport, "declaration" | "annotation" | "async"> | undefined => {
+): Pick<MainExport, "declaration" | "annotation" | "async" | "inlineProps"> | undefined => {
   if (node === undefined) return undefined
   if (node.type === "FunctionDeclaration" || node.type === "FunctionExpression") {
-    return { declaration: "function", async: node.async === true }
+    return { declaration: "function", async: node.async === true, inlineProps: inlineFirstParam(node) }
   }
   if (node.type === "VariableDeclarator") {
     const init = node.init
@@ -205,10 +214,13 @@ const describeDeclaration = (
     return {
       declaration: init.type === "ArrowFunctionExpression" ? "arrow" : "function",
       async: init.async === true,
+      inlineProps: inlineFirstParam(init),
       ...(name !== undefined ? { annotation: name } : {})
     }
   }
-  if (node.type === "ArrowFunctionExpression") return { declaration: "arrow", async: node.async === true }
+  if (node.type === "ArrowFunctionExpression") {
+    return { declaration: "arrow", async: node.async === true, inlineProps: inlineFirstParam(node) }
+  }
   return undefined
 }
 

@@ -144,7 +144,8 @@ export interface ComponentSpec {
   readonly exportStyle: "named" | "default"
   readonly declaration: "function" | "arrow"
   readonly annotation?: string | undefined
-  readonly propsStyle: "interface" | "type"
+  /** `inline`: the parameter's own type literal (`{ title }: { title: string }`), no named type. */
+  readonly propsStyle: "interface" | "type" | "inline"
   readonly propsName: string
   readonly propsExported: boolean
   readonly css: CssSpec
@@ -154,6 +155,8 @@ export interface ComponentSpec {
   readonly element: string
   /** The heading text, or the expression (in braces) shown. */
   readonly heading?: string | undefined
+  /** TypeScript (`.tsx`): typed props; JavaScript (`.jsx`): props destructured without types. */
+  readonly typescript: boolean
 }
 
 const renderableType =
@@ -197,7 +200,8 @@ const importBlock = (imports: ReadonlyArray<ImportSpec>): string =>
  *   css: { kind: "none" },
  *   imports: [],
  *   useClient: false,
- *   element: "div"
+ *   element: "div",
+ *   typescript: true
  * })
  * ```
  *
@@ -207,7 +211,8 @@ const importBlock = (imports: ReadonlyArray<ImportSpec>): string =>
 export const componentTemplate = (spec: ComponentSpec): string => {
   const parts: Array<string> = []
   if (spec.useClient) parts.push("‹use client›§\n\n")
-  const imports = [...spec.imports]
+  // JavaScript has no types: no type-only imports, props interface or annotation.
+  const imports = spec.typescript ? [...spec.imports] : spec.imports.filter((i) => !i.typeOnly)
   if (spec.css.kind === "module") {
     imports.push({ from: spec.css.specifier, names: [], typeOnly: false, defaultName: spec.css.local })
   } else if (spec.css.kind === "plain") {
@@ -218,7 +223,9 @@ export const componentTemplate = (spec: ComponentSpec): string => {
   parts.push(importBlock(imports))
   if (spec.css.kind === "styled") parts.push("const Root = styled.div`\n  display: block;\n`§\n\n")
   const hasProps = spec.props.length > 0
-  if (hasProps) {
+  const inline = `{ ${spec.props.map((prop) => `${prop.name}${prop.optional ? "?" : ""}: ${prop.type}`).join("; ")} }`
+  const propsType = spec.propsStyle === "inline" ? inline : spec.propsName
+  if (hasProps && spec.typescript && spec.propsStyle !== "inline") {
     const members = spec.props.map((prop) => `  ${prop.name}${prop.optional ? "?" : ""}: ${prop.type}§`).join("\n")
     const exported = spec.propsExported ? "export " : ""
     parts.push(
@@ -261,8 +268,13 @@ export const componentTemplate = (spec: ComponentSpec): string => {
     )
     .join("\n")}\n    </${element}>\n  )`
   const parameter =
-    destructured === "" ? "" : spec.annotation !== undefined ? destructured : `${destructured}: ${spec.propsName}`
-  const annotation = spec.annotation === undefined ? "" : `: ${spec.annotation}${hasProps ? `<${spec.propsName}>` : ""}`
+    destructured === ""
+      ? ""
+      : spec.annotation !== undefined || !spec.typescript
+        ? destructured
+        : `${destructured}: ${propsType}`
+  const annotation =
+    spec.annotation === undefined || !spec.typescript ? "" : `: ${spec.annotation}${hasProps ? `<${propsType}>` : ""}`
   const exportNamed = spec.exportStyle === "named" ? "export " : ""
   if (spec.declaration === "function") {
     const head =
@@ -535,6 +547,11 @@ export const nextPageTemplate = (spec: NextPageSpec): string => {
   }
   const names = spec.params.map((p) => p.name).join(", ")
   const read = spec.paramsPromise ? `  const { ${names} } = await params§\n` : `  const { ${names} } = params§\n`
+  // The metadata shows the first parameter only: it destructures only that one (no unused bindings).
+  const firstName = spec.params[0]?.name ?? ""
+  const readFirst = spec.paramsPromise
+    ? `  const { ${firstName} } = await params§\n`
+    : `  const { ${firstName} } = params§\n`
   const shown = (p: RouteParam) =>
     p.catchAll ? (p.optional ? `{${p.name}?.join(‹/›)}` : `{${p.name}.join(‹/›)}`) : `{${p.name}}`
   const first = spec.params[0]
@@ -552,7 +569,7 @@ export const nextPageTemplate = (spec: NextPageSpec): string => {
       dynamic
         ? `export ${spec.paramsPromise ? "async " : ""}function generateMetadata({ params }: Props): ${
             spec.paramsPromise ? "Promise<Metadata>" : "Metadata"
-          } {\n${read}  return { title: ${titleExpression} }§\n}\n\n`
+          } {\n${readFirst}  return { title: ${titleExpression} }§\n}\n\n`
         : `export function generateMetadata(): Metadata {\n  return { title: ‹${spec.title}› }§\n}\n\n`
     )
   }

@@ -244,7 +244,12 @@ const childrenOf = (node: Node): Array<Node> => {
 interface Source {
   readonly text: string
   readonly comments: ReadonlyArray<Comment>
+  /** Replaces every cut's own limit (`extract`'s `maxSignature` option); undefined: each cut's default. */
+  readonly limit?: number | undefined
 }
+
+/** A text cut at `max` characters, or at the source's own limit when one is set. */
+const cut = (source: Source, text: string, max: number): string => ellipsize(text, source.limit ?? max)
 
 /** The source between two offsets without its comments. */
 const gap = (source: Source, from: number, to: number, line: Line): void => {
@@ -320,7 +325,7 @@ const printNode = (source: Source, node: Node, line: Line): void => {
 /** A node's text on one line, at most `max` characters. */
 const print = (source: Source, node: Node | null | undefined, max = maxSignature): string => {
   if (node === null || node === undefined) return ""
-  const line = new Line(max)
+  const line = new Line(source.limit ?? max)
   printNode(source, node, line)
   return line.result()
 }
@@ -381,7 +386,7 @@ const unwrap = (node: Node | null | undefined): Node | null | undefined => {
 const functionSignature = (file: File, fn: Node): string => {
   const typeParameters = print(file, fn.typeParameters)
   const parameters = (fn.params ?? []).map((parameter: Node) => print(file, parameter)).join(", ")
-  return ellipsize(`${typeParameters}(${parameters})${print(file, fn.returnType)}`, maxSignature)
+  return cut(file, `${typeParameters}(${parameters})${print(file, fn.returnType)}`, maxSignature)
 }
 
 const functionEntry = (file: File, name: string, fn: Node, kindName = name): ExportEntry => ({
@@ -423,7 +428,8 @@ const classSignature = (file: File, node: Node): string => {
       )
     }
   }
-  return ellipsize(
+  return cut(
+    file,
     `${print(file, node.typeParameters)}${heritage}${implemented}${members.length > 0 ? ` { ${members.join("; ")} }` : ""}`.trim(),
     240
   )
@@ -462,7 +468,7 @@ const valueEntry = (file: File, name: string, init: Node | null | undefined, ann
   if (wrapped !== undefined) {
     const fn = wrapped.arguments[0]
     const signature = `${print(file, wrapped.callee, 40)}${print(file, wrapped.typeArguments, 80)}(${functionSignature(file, fn)})`
-    return { name, kind: functionKind(file, name, fn), signature: typed ?? ellipsize(signature, maxSignature) }
+    return { name, kind: functionKind(file, name, fn), signature: typed ?? cut(file, signature, maxSignature) }
   }
   return {
     name,
@@ -491,7 +497,8 @@ const exportsOf = (file: File, node: Node, asName?: string): Array<ExportEntry> 
         {
           name: asName ?? node.id.name,
           kind: "interface",
-          signature: ellipsize(
+          signature: cut(
+            file,
             `${print(file, node.typeParameters)}${heritage} ${print(file, node.body, 200)}`.trim(),
             200
           )
@@ -503,7 +510,8 @@ const exportsOf = (file: File, node: Node, asName?: string): Array<ExportEntry> 
         {
           name: asName ?? node.id.name,
           kind: "type",
-          signature: ellipsize(
+          signature: cut(
+            file,
             `${print(file, node.typeParameters)} = ${print(file, node.typeAnnotation, 200)}`.trim(),
             200
           )
@@ -515,7 +523,7 @@ const exportsOf = (file: File, node: Node, asName?: string): Array<ExportEntry> 
         {
           name: asName ?? node.id.name,
           kind: "enum",
-          signature: ellipsize(`{ ${members.map((m) => print(file, m, 60)).join(", ")} }`, 200)
+          signature: cut(file, `{ ${members.map((m) => print(file, m, 60)).join(", ")} }`, 200)
         }
       ]
     }
@@ -592,13 +600,28 @@ const langOf = (path: string): Lang =>
  * // exports: [{ name: "sum", kind: "function", signature: "(a: number, b: number): number" }]
  * ```
  *
+ * Signatures are cut (with `…`) at 160 characters, and names, members and
+ * values inside them shorter; `options.maxSignature` replaces every one of
+ * those limits (`Infinity`: nothing is cut, as `fe_diff` compares them).
+ *
  * @category parsing
  * @since 0.1.0
  */
-export const extract = (parse: Parse, path: string, text: string): FileSkeleton => {
+export const extract = (
+  parse: Parse,
+  path: string,
+  text: string,
+  options?: { readonly maxSignature?: number | undefined }
+): FileSkeleton => {
   const lang = langOf(path)
   const result = parse(path, text, lang)
-  const file: File = { text, comments: result.comments, jsx: lang === "jsx" || lang === "tsx", locals: new Map() }
+  const file: File = {
+    text,
+    comments: result.comments,
+    jsx: lang === "jsx" || lang === "tsx",
+    locals: new Map(),
+    limit: options?.maxSignature
+  }
   const exports: Array<ExportEntry> = []
   const imports: Array<ImportEntry> = []
   const overloaded = new Set<string>()
