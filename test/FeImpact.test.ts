@@ -439,6 +439,7 @@ describe("fe_impact's cache", () => {
       assert.isTrue(types0.importers.every((i: any) => i.typeOnly))
       assert.strictEqual(types0.risk.transitive, widgetsOf0.length + 2)
       assert.include(cold.next, "files are affected")
+      assert.include(cold.next, "fe_batch")
       const warm = yield* call(client, { files: ["src/utils/format0.ts", "src/types/types0.ts"], budget: 400_000 })
       assert.strictEqual(warm.stats.parsed, 0)
       assert.deepStrictEqual(warm.targets, cold.targets)

@@ -542,7 +542,7 @@ export const impact = Tool.make("impact", {
           : recheck.join(", ")
       const next =
         verify.files.length > manyFiles
-          ? `${verify.files.length} files are affected: make the change in all of them, then call fe_verify once with files set to verify.lint plus verify.tests (${shown}); the typecheck covers the whole project.`
+          ? `${verify.files.length} files are affected: make the change as one — fe_surgeon for a rename, a moved export or a changed prop across them, or fe_batch for several edits, which runs fe_verify before and after and rolls everything back if it gets worse — or edit them all and call fe_verify once with files set to verify.lint plus verify.tests (${shown}); the typecheck covers the whole project.`
           : `After the change, call fe_verify with files ${shown} (the typecheck covers the whole project).`
       return fitting(
         {
