@@ -131,6 +131,49 @@ export { assigned, assigned as alias }
 export default hoisted
 `
 
+/** Scoping rules a review found broken: default values, a type shadowing a value, enum members. */
+const review = `
+const y = 1
+export function f(x = y, w = x) {
+  const y = 2
+  return x + w + y
+}
+export const g = (a = y, b = a): number => {
+  let y = a
+  return b + y
+}
+export function v(p: number) {
+  var p = 3
+  return p
+}
+const Foo = 1
+export function h() {
+  type Foo = string
+  const s: Foo = "a"
+  return Foo + s.length
+}
+type Bar = { n: number }
+export function k() {
+  const Bar = 2
+  const made: Bar = { n: Bar }
+  return made
+}
+const foo = 10
+export enum E {
+  foo = 1,
+  bar = foo + 1,
+  baz = E.foo
+}
+export const useFoo = foo + E.bar
+export class C implements Shape {
+  n = foo
+}
+interface Shape {
+  n: number
+}
+export default Shape
+`
+
 /** A language service over in-memory files. */
 const languageService = (files: ReadonlyMap<string, string>) => {
   const host = {
@@ -172,6 +215,7 @@ describe("scope analysis", () => {
       const parse = yield* loadParser
       const files = new Map<string, string>([
         ["/tricky/main.tsx", tricky],
+        ["/tricky/review.ts", review],
         [
           "/tricky/other.ts",
           "export const external = 1\nexport const value = 2\nexport type Kind = string\nexport default 3\n"

@@ -1071,3 +1071,402 @@ describe("fe_surgeon apply_diagnosis on broken-app", () => {
     120_000
   )
 })
+
+describe("fe_surgeon review fixes", () => {
+  it.effect(
+    "a rename over 300 files answers with bounded diffs, says the files were changed, and tsc passes",
+    () =>
+      Effect.gen(function* () {
+        const files: Record<string, string> = { "tsconfig.json": tsconfig, "src/lib.ts": "export const foo = 1\n" }
+        for (let i = 0; i < 300; i++) {
+          files[`src/use${i}.ts`] =
+            `import { foo } from "./lib"\n` +
+            Array.from({ length: 20 }, (_, j) => `export const v${j} = foo + ${j} // padding padding padding\n`).join(
+              ""
+            )
+        }
+        const root = writeProject(files)
+        const fe = yield* client(root)
+        const dry = yield* call(fe, {
+          operations: [{ op: "rename", file: "src/lib.ts", symbol: "foo", to: "bar" }],
+          dryRun: true
+        })
+        assert.strictEqual(dry.files.length, 301)
+        assert.isAbove(dry.diffsOmitted, 0)
+        assert.match(dry.summary, /narrow the operations/)
+        const result = yield* call(fe, { operations: [{ op: "rename", file: "src/lib.ts", symbol: "foo", to: "bar" }] })
+        assert.isTrue(result.applied)
+        const shown = result.files.filter((f: any) => f.diffOmitted !== true)
+        assert.isAtMost(
+          shown.reduce((n: number, f: any) => n + f.diff.length, 0),
+          60_000
+        )
+        assert.strictEqual(result.diffsOmitted, result.files.length - shown.length)
+        assert.isTrue(result.files.every((f: any) => (f.diffOmitted === true ? f.diff === "" : f.diff.length > 0)))
+        assert.match(result.summary, /WERE changed/)
+        assert.isBelow(JSON.stringify(result).length, 120_000)
+        assert.include(read(root, "src/use299.ts"), "bar + 19")
+        assert.strictEqual(typecheck(root), "")
+      }),
+    120_000
+  )
+})
+
+describe("fe_surgeon review fixes: renames", () => {
+  it.effect("an import-then-export barrel's importers follow; tsc passes", () =>
+    Effect.gen(function* () {
+      const root = writeProject({
+        "tsconfig.json": tsconfig,
+        "src/x.ts": "export const foo = 1\n",
+        "src/barrel.ts": 'import { foo } from "./x"\nexport { foo }\nexport const twice = foo * 2\n',
+        "src/use.ts": 'import { foo } from "./barrel"\nexport const three = foo + 2\n'
+      })
+      assert.strictEqual(typecheck(root), "")
+      const fe = yield* client(root)
+      const result = yield* call(fe, { operations: [{ op: "rename", file: "src/x.ts", symbol: "foo", to: "bar" }] })
+      assert.sameMembers(result.operations[0].files, ["src/barrel.ts", "src/use.ts", "src/x.ts"])
+      assert.strictEqual(read(root, "src/use.ts"), 'import { bar } from "./barrel"\nexport const three = bar + 2\n')
+      assert.strictEqual(typecheck(root), "")
+    })
+  )
+
+  it.effect('an import("…") type naming the symbol is refused with file:line; a replace_text before it fixes it', () =>
+    Effect.gen(function* () {
+      const root = writeProject({
+        "tsconfig.json": tsconfig,
+        "src/a.ts": "export const foo = 1\n",
+        "src/t.ts": 'export type Foo = typeof import("./a").foo\nexport const n: Foo = 1\n'
+      })
+      const before = snapshot(root)
+      const fe = yield* client(root)
+      const refused = yield* callRaw(fe, {
+        operations: [{ op: "rename", file: "src/a.ts", symbol: "foo", to: "bar" }]
+      })
+      assert.isTrue(refused.isError)
+      assert.match(errorText(refused), /src\/t\.ts:1 names foo of src\/a\.ts through an import\("…"\) type/)
+      assert.deepStrictEqual(snapshot(root), before)
+      yield* call(fe, {
+        operations: [
+          { op: "replace_text", file: "src/t.ts", oldText: '("./a").foo', newText: '("./a").bar' },
+          { op: "rename", file: "src/a.ts", symbol: "foo", to: "bar" }
+        ]
+      })
+      assert.strictEqual(read(root, "src/a.ts"), "export const bar = 1\n")
+      assert.strictEqual(typecheck(root), "")
+    })
+  )
+
+  it.effect("a namespace re-export or a dynamic import naming the symbol is refused with its file:line", () =>
+    Effect.gen(function* () {
+      const root = writeProject({
+        "tsconfig.json": tsconfig,
+        "src/c.ts": "export const helper = 1\nexport const other = 2\n",
+        "src/ns.ts": 'export * as ns from "./c"\n',
+        "src/use.ts": 'import { ns } from "./ns"\nexport const h = ns.helper\n',
+        "src/lazy.ts": 'export const load = async () => (await import("./c")).other\n'
+      })
+      const before = snapshot(root)
+      const fe = yield* client(root)
+      const namespaced = yield* callRaw(fe, {
+        operations: [{ op: "rename", file: "src/c.ts", symbol: "helper", to: "assist" }]
+      })
+      assert.isTrue(namespaced.isError)
+      assert.match(errorText(namespaced), /src\/ns\.ts:1 re-exports the module as a namespace/)
+      const dynamic = yield* callRaw(fe, {
+        operations: [{ op: "rename", file: "src/c.ts", symbol: "other", to: "another" }]
+      })
+      assert.isTrue(dynamic.isError)
+      assert.match(errorText(dynamic), /src\/lazy\.ts:1 imports src\/c\.ts dynamically/)
+      assert.deepStrictEqual(snapshot(root), before)
+    })
+  )
+})
+
+describe("fe_surgeon review fixes: change_prop", () => {
+  it.effect("a default-exported component, one reached through a barrel, and an FC<P & {…}> props type", () =>
+    Effect.gen(function* () {
+      const root = writeProject({
+        "tsconfig.json": tsconfig,
+        "src/jsx.d.ts": renameProject["src/jsx.d.ts"]!,
+        "src/Button.tsx":
+          "export default function Button({ label }: { label: string }): JSX.Element {\n  return <b>{label}</b>\n}\n",
+        "src/Card.tsx":
+          "interface CardProps {\n  title: string\n}\nexport function Card({ title }: CardProps): JSX.Element {\n  return <h1>{title}</h1>\n}\n",
+        "src/components/index.ts": 'export { Card } from "../Card"\nexport { default as Btn } from "../Button"\n',
+        "src/Chip.tsx": [
+          "type FC<P> = (props: P) => JSX.Element",
+          "interface ChipProps {",
+          "  id: string",
+          "  label: string",
+          "}",
+          "export const Chip: FC<ChipProps & { extra?: boolean }> = ({ id, label, extra }) => (",
+          "  <i>",
+          "    {id}",
+          "    {label}",
+          "    {String(extra)}",
+          "  </i>",
+          ")",
+          ""
+        ].join("\n"),
+        "src/App.tsx": [
+          'import Button from "./Button"',
+          'import { Card, Btn } from "./components"',
+          'import { Chip } from "./Chip"',
+          "",
+          "export const App = () => (",
+          "  <div>",
+          '    <Button label="go" />',
+          '    <Btn label="again" />',
+          '    <Card title="t" />',
+          '    <Chip id="1" label="l" extra />',
+          "  </div>",
+          ")",
+          ""
+        ].join("\n")
+      })
+      assert.strictEqual(typecheck(root), "")
+      const fe = yield* client(root)
+      const result = yield* call(fe, {
+        operations: [
+          {
+            op: "change_prop",
+            file: "src/Button.tsx",
+            component: "Button",
+            action: "rename",
+            name: "label",
+            to: "text"
+          },
+          {
+            op: "change_prop",
+            file: "src/Card.tsx",
+            component: "Card",
+            action: "rename",
+            name: "title",
+            to: "heading"
+          },
+          { op: "change_prop", file: "src/Chip.tsx", component: "Chip", action: "rename", name: "label", to: "text" },
+          { op: "change_prop", file: "src/Chip.tsx", component: "Chip", action: "rename", name: "extra", to: "more" }
+        ]
+      })
+      assert.isTrue(result.applied)
+      const app = read(root, "src/App.tsx")
+      assert.include(app, '<Button text="go" />')
+      assert.include(app, '<Btn text="again" />')
+      assert.include(app, '<Card heading="t" />')
+      assert.include(app, '<Chip id="1" text="l" more />')
+      assert.include(read(root, "src/Chip.tsx"), "  text: string")
+      assert.include(read(root, "src/Chip.tsx"), "{ more?: boolean }")
+      assert.strictEqual(typecheck(root), "")
+    })
+  )
+
+  it.effect("a props type from another module is named in the summary as not updated", () =>
+    Effect.gen(function* () {
+      const root = writeProject({
+        "tsconfig.json": tsconfig,
+        "src/jsx.d.ts": renameProject["src/jsx.d.ts"]!,
+        "src/types.ts": "export interface TagProps {\n  label: string\n}\n",
+        "src/Tag.tsx":
+          'import type { TagProps } from "./types"\nexport function Tag({ label }: TagProps): JSX.Element {\n  return <u>{label}</u>\n}\n'
+      })
+      const fe = yield* client(root)
+      const result = yield* call(fe, {
+        operations: [
+          { op: "change_prop", file: "src/Tag.tsx", component: "Tag", action: "rename", name: "label", to: "text" }
+        ],
+        dryRun: true
+      })
+      assert.match(
+        result.operations[0].summary,
+        /TagProps is not \(wholly\) declared in src\/Tag\.tsx, so it was NOT updated/
+      )
+    })
+  )
+})
+
+describe("fe_surgeon review fixes: other operations", () => {
+  it.effect("change_parameter on x => 1, add_import after a BOM and a shebang, remove_import by local name", () =>
+    Effect.gen(function* () {
+      const root = writeProject({
+        "tsconfig.json": tsconfig,
+        "src/lib.ts": "export const a = 1\nexport const b = 2\n",
+        "src/arrow.ts": "export const one = (x: number) => 1\nexport const bare = x => 1\n",
+        "src/cli.ts": "#!/usr/bin/env node\nexport const main = () => a\n",
+        "src/bom.ts": "\uFEFFexport const main = () => b\n",
+        "src/both.ts": 'import { a } from "./lib"\nimport { a as a2, b } from "./lib"\nexport const s = a + b\n'
+      })
+      const fe = yield* client(root)
+      const result = yield* call(fe, {
+        operations: [
+          { op: "change_parameter", file: "src/arrow.ts", function: "bare", action: "remove", name: "x" },
+          { op: "add_import", file: "src/cli.ts", module: "./lib", names: ["a", "a"] },
+          { op: "add_import", file: "src/bom.ts", module: "./lib", names: ["b"] },
+          { op: "remove_import", file: "src/both.ts", module: "./lib", names: ["a2"] }
+        ]
+      })
+      assert.isTrue(result.applied)
+      assert.include(read(root, "src/arrow.ts"), "export const bare = () => 1\n")
+      assert.strictEqual(
+        read(root, "src/cli.ts"),
+        '#!/usr/bin/env node\nimport { a } from "./lib"\nexport const main = () => a\n'
+      )
+      assert.strictEqual(read(root, "src/bom.ts"), '\uFEFFimport { b } from "./lib"\nexport const main = () => b\n')
+      assert.strictEqual(
+        read(root, "src/both.ts"),
+        'import { a } from "./lib"\nimport { b } from "./lib"\nexport const s = a + b\n'
+      )
+      // "a" names the local a, not a2 (whose imported name is a too).
+      const again = yield* call(fe, {
+        operations: [{ op: "remove_import", file: "src/both.ts", module: "./lib", names: ["a"] }],
+        dryRun: true
+      })
+      assert.notInclude(again.files[0].diff, "-import { b }")
+      const clash = yield* callRaw(fe, {
+        operations: [{ op: "add_import", file: "src/arrow.ts", module: "./lib", names: ["a", "b as a"] }]
+      })
+      assert.isTrue(clash.isError)
+      assert.match(errorText(clash), /two things under the local name a/)
+      assert.strictEqual(typecheck(root).includes("src/cli.ts"), false)
+      assert.strictEqual(typecheck(root).includes("src/bom.ts"), false)
+      assert.strictEqual(typecheck(root).includes("src/both.ts"), false)
+    })
+  )
+
+  it.effect("add_import and replace_text refuse an ignored file; replace_text says when CRLF is the reason", () =>
+    Effect.gen(function* () {
+      const root = writeProject({
+        "tsconfig.json": tsconfig,
+        ".gitignore": "generated/\n",
+        "generated/out.ts": "export const x = 1\n",
+        "src/crlf.ts": "export const a = 1\r\nexport const b = 2\r\n"
+      })
+      const fe = yield* client(root)
+      for (const op of [
+        { op: "add_import", file: "generated/out.ts", module: "react", names: ["useState"] },
+        { op: "replace_text", file: "generated/out.ts", oldText: "1", newText: "2" }
+      ]) {
+        const refused = yield* callRaw(fe, { operations: [op] })
+        assert.isTrue(refused.isError)
+        assert.match(errorText(refused), /not one of the project's source files/)
+      }
+      const crlf = yield* callRaw(fe, {
+        operations: [{ op: "replace_text", file: "src/crlf.ts", oldText: "a = 1\nexport", newText: "a = 3\nexport" }]
+      })
+      assert.match(errorText(crlf), /CRLF line endings/)
+      const earlier = yield* callRaw(fe, {
+        operations: [
+          { op: "replace_text", file: "src/crlf.ts", oldText: "a = 1", newText: "a = 3" },
+          { op: "replace_text", file: "src/crlf.ts", oldText: "a = 1", newText: "a = 4" }
+        ]
+      })
+      assert.match(errorText(earlier), /an earlier operation of this call \(1\) changed it/)
+    })
+  )
+
+  it.effect("move_export: the project's .js style, a dependency from the target, a load-time cycle refused", () =>
+    Effect.gen(function* () {
+      const nodeNext = JSON.stringify({
+        compilerOptions: { target: "es2022", module: "nodenext", strict: true, noEmit: true, types: [] },
+        include: ["src"]
+      })
+      const root = writeProject({
+        "tsconfig.json": nodeNext,
+        "package.json": '{ "type": "module" }',
+        "src/rates.ts": "const base = 2\nexport const RATE = base * 2\n",
+        "src/use.ts": 'import { RATE } from "./rates.js"\nexport const x = RATE\n',
+        "src/b.ts": "export const limit = 10\n",
+        "src/a.ts": 'import { limit } from "./b.js"\nexport const capped = (n: number) => Math.min(n, limit)\n',
+        "src/c.ts": "export const RATE = 2\nexport const DOUBLE = RATE * 2\nexport const QUAD = DOUBLE * 2\n"
+      })
+      assert.strictEqual(typecheck(root), "")
+      const fe = yield* client(root)
+      const result = yield* call(fe, {
+        operations: [
+          { op: "move_export", file: "src/rates.ts", symbol: "RATE", to: "src/lib/rate.ts" },
+          { op: "move_export", file: "src/a.ts", symbol: "capped", to: "src/b.ts" }
+        ]
+      })
+      assert.isTrue(result.applied)
+      // rates.ts has no relative import: the project's .js style, not "./rates" (which NodeNext refuses).
+      assert.include(read(root, "src/lib/rate.ts"), 'from "../rates.js"')
+      assert.notInclude(read(root, "src/b.ts"), "import")
+      assert.strictEqual(typecheck(root), "")
+      const cycle = yield* callRaw(fe, {
+        operations: [{ op: "move_export", file: "src/c.ts", symbol: "DOUBLE", to: "src/d.ts" }]
+      })
+      assert.isTrue(cycle.isError)
+      assert.match(errorText(cycle), /import each other/)
+      // A function reading the old file's value only when called: moved, with a warning about the cycle.
+      writeFileSync(
+        join(root, "src/e.ts"),
+        "export const RATE = 2\nexport function double() {\n  return RATE * 2\n}\nexport const use = () => double()\n"
+      )
+      const warned = yield* call(fe, {
+        operations: [{ op: "move_export", file: "src/e.ts", symbol: "double", to: "src/f.ts" }]
+      })
+      assert.match(warned.operations[0].summary, /Warning: src\/e\.ts and src\/f\.ts now import each other/)
+      assert.strictEqual(typecheck(root), "")
+    })
+  )
+})
+
+describe("fe_surgeon review fixes: scopes", () => {
+  it.effect("default values, a type shadowing a value, enum members: renames leave tsc passing", () =>
+    Effect.gen(function* () {
+      const root = writeProject({
+        "tsconfig.json": tsconfig,
+        "src/a.ts": [
+          "const y = 1",
+          "export function f(x = y) {",
+          "  const y = 2",
+          "  return x + y",
+          "}",
+          "const Foo = 1",
+          "export function h() {",
+          "  type Foo = string",
+          '  const s: Foo = "a"',
+          "  return Foo + s.length",
+          "}",
+          "const foo = 10",
+          "export enum E {",
+          "  foo = 1,",
+          "  bar = foo + 1",
+          "}",
+          "export const sum = foo + E.bar",
+          "export function g(unused: number, z: number) {",
+          "  const w = z",
+          "  return w",
+          "}",
+          ""
+        ].join("\n")
+      })
+      assert.strictEqual(typecheck(root), "")
+      const fe = yield* client(root)
+      const result = yield* call(fe, {
+        operations: [
+          { op: "rename", file: "src/a.ts", symbol: "y", to: "z" },
+          { op: "rename", file: "src/a.ts", symbol: "Foo", to: "Bar" },
+          { op: "rename", file: "src/a.ts", symbol: "foo", to: "qux" }
+        ]
+      })
+      assert.isTrue(result.applied)
+      const text = read(root, "src/a.ts")
+      assert.include(text, "export function f(x = z) {\n  const y = 2")
+      assert.include(text, "  type Foo = string\n")
+      assert.include(text, "  return Bar + s.length")
+      assert.include(text, "  bar = foo + 1")
+      assert.include(text, "export const sum = qux + E.bar")
+      assert.strictEqual(typecheck(root), "")
+      // A body's local renamed to an (unused) parameter's name would not parse: refused.
+      const clash = yield* callRaw(fe, {
+        operations: [{ op: "rename", file: "src/a.ts", symbol: "w", to: "unused", line: 19 }]
+      })
+      assert.isTrue(clash.isError)
+      assert.match(errorText(clash), /already declared in the same scope/)
+      const member = yield* callRaw(fe, {
+        operations: [{ op: "rename", file: "src/a.ts", symbol: "bar", to: "baz", line: 15 }]
+      })
+      assert.match(errorText(member), /enum member/)
+    })
+  )
+})

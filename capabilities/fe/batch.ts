@@ -373,9 +373,10 @@ export const makeBatch = (
               before: summarize(before),
               after: summarize(after),
               // Without fe_verify's suggestion (the next step says to call fe_doctor): shorter answers.
-              newProblems: comparison.newProblems
-                .slice(0, maxListedProblems)
-                .map(({ suggestion: _, ...problem }) => problem),
+              newProblems: comparison.newProblems.slice(0, maxListedProblems).map((problem) => {
+                const { suggestion: _, ...rest } = problem
+                return rest
+              }),
               fixed: comparison.fixed
             }
             const counts = `errors ${verifyReport.before.errors} → ${verifyReport.after.errors}`

@@ -14,7 +14,7 @@ import * as Schema from "effect/Schema"
 import * as Tool from "../../src/Tool.ts"
 import { toToolError } from "../workspace/errors.ts"
 import { plan, SurgeonOperation } from "./edit/plan.ts"
-import { commit, prepare } from "./transaction.ts"
+import { boundedDiffs, commit, maxDiffChars, prepare } from "./transaction.ts"
 
 /**
  * The most operations one call takes.
@@ -69,7 +69,19 @@ export const SurgeonResult = Schema.Struct({
     Schema.Struct({
       path: Schema.String,
       status: Schema.Literals(["modified", "created", "deleted"]),
-      diff: Schema.String.annotate({ description: "The unified diff of the file's change." })
+      diff: Schema.String.annotate({
+        description: "The unified diff of the file's change (empty when diffOmitted)."
+      }),
+      diffOmitted: Schema.optionalKey(
+        Schema.Boolean.annotate({
+          description: "True when the diff was left out to keep the answer small (the file is changed all the same)."
+        })
+      )
+    })
+  ),
+  diffsOmitted: Schema.optionalKey(
+    Schema.Int.annotate({
+      description: "How many files' diffs were left out (the answer holds at most 60,000 characters of diffs)."
     })
   ),
   summary: Schema.String,
@@ -98,7 +110,8 @@ export const surgeon = Tool.make("surgeon", {
     "add_import/remove_import, add_hook_dependency, change_parameter, change_prop, move_export (with its imports, " +
     "importers rewritten), apply_diagnosis (fe_doctor's fix by id), replace_text. Operations apply in order, each " +
     "seeing the previous ones' result; all files are checked before any is written, and each change is returned as " +
-    "a unified diff. dryRun returns the diffs without writing. After a change, call fe_verify.",
+    "a unified diff (at most 60,000 characters of diffs; the rest flagged diffOmitted). dryRun returns the diffs " +
+    "without writing. At most 100 operations per call: for more (up to 500), use fe_batch. After a change, call fe_verify.",
   input: Schema.Struct({
     operations: Schema.Array(SurgeonOperation)
       .check(Schema.isBetweenLength(1, maxSurgeonOperations))
@@ -143,19 +156,36 @@ export const surgeon = Tool.make("surgeon", {
           )
         )
       }
-      const files = prepared.files.map((f) => ({ path: f.path, status: f.status, diff: f.diff }))
+      const bounded = boundedDiffs(prepared.files, maxDiffChars)
+      const files = bounded.files
       const paths = files.map((f) => f.path)
+      const count = (n: number, what: string) => `${n} ${what}${n === 1 ? "" : "s"}`
+      const omittedNote =
+        bounded.omitted === 0
+          ? ""
+          : dryRun
+            ? ` ${count(bounded.omitted, "diff")} left out to keep the answer small (nothing was written); narrow the operations (fewer or smaller files per call) to see every diff.`
+            : ` ${count(bounded.omitted, "diff")} left out to keep the answer small: those files WERE changed all the same (workspace_read or git diff shows them).`
       const summary =
         files.length === 0
           ? "Nothing to change: every operation found its result already there."
-          : `${dryRun ? "Would change" : "Changed"} ${files.length} file${files.length === 1 ? "" : "s"} with ${operations.length} operation${operations.length === 1 ? "" : "s"}.`
+          : `${dryRun ? "Would change" : "Changed"} ${count(files.length, "file")} with ${count(operations.length, "operation")}.${omittedNote}`
       const next =
         files.length === 0
           ? "Nothing was written."
           : dryRun
-            ? "Review the diffs, then call fe_surgeon again with the same operations without dryRun to apply them."
+            ? bounded.omitted > 0
+              ? "Narrow the operations to review the omitted diffs, or call fe_surgeon again with the same operations without dryRun to apply them."
+              : "Review the diffs, then call fe_surgeon again with the same operations without dryRun to apply them."
             : `Call fe_verify with files ${JSON.stringify(paths.slice(0, 50))} to check the change.`
-      return { applied: !dryRun && files.length > 0, operations: planned.operations, files, summary, next }
+      return {
+        applied: !dryRun && files.length > 0,
+        operations: planned.operations,
+        files,
+        ...(bounded.omitted > 0 ? { diffsOmitted: bounded.omitted } : {}),
+        summary,
+        next
+      }
     })
   )
 )

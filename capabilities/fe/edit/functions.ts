@@ -5,7 +5,7 @@
  *
  * @since 0.4.0
  */
-import { type Binding, isIntrinsicJsxName } from "./scope.ts"
+import { type Analysis, analyse, type Binding, isIntrinsicJsxName } from "./scope.ts"
 import { type Edit, isIdentifier, nearestNames, type Node, Refusal, type Source } from "./source.ts"
 
 /** The hooks with a dependency array, and the index of that array among their arguments. */
@@ -135,6 +135,33 @@ export const hookDependencyEdits = (
 }
 
 /** A top-level function by name: a declaration, or a variable initialised with a function (or `memo(fn)`…). */
+/** A `const C: FC<Props> = (…) => …` function's declared type (the declarator's annotation), by function node. */
+const declaredTypes = new WeakMap<Node, Node>()
+/** The top-level statement declaring a function found by findFunction. */
+const statements = new WeakMap<Node, Node>()
+
+/**
+ * The source with the scope analysis of the function's statement alone (names from outside it are unresolved
+ * there): what the parameter and prop operations need, at a fraction of a whole large file's analysis.
+ */
+const functionOnly = (source: Source, fn: Node): Source => {
+  const statement = statements.get(fn)
+  if (statement === undefined) return source
+  let analysis: Analysis | undefined
+  return {
+    path: source.path,
+    text: source.text,
+    program: source.program,
+    comments: source.comments,
+    lineOf: source.lineOf,
+    lineStart: source.lineStart,
+    get analysis() {
+      analysis ??= analyse({ type: "Program", start: statement.start, end: statement.end, body: [statement] })
+      return analysis
+    }
+  }
+}
+
 const findFunction = (source: Source, name: string): Node => {
   const names: Array<string> = []
   for (const raw of source.program.body as ReadonlyArray<Node>) {
@@ -144,7 +171,10 @@ const findFunction = (source: Source, name: string): Node => {
         : raw
     if (statement.type === "FunctionDeclaration" && statement.id) {
       names.push(statement.id.name)
-      if (statement.id.name === name && statement.body) return statement
+      if (statement.id.name === name && statement.body) {
+        statements.set(statement, raw)
+        return statement
+      }
     }
     if (statement.type === "VariableDeclaration") {
       for (const declarator of statement.declarations) {
@@ -156,6 +186,9 @@ const findFunction = (source: Source, name: string): Node => {
           init = init.type === "CallExpression" ? (init.arguments[0] ?? null) : init.expression
         }
         if (init !== null && (init.type === "ArrowFunctionExpression" || init.type === "FunctionExpression")) {
+          const declared = declarator.id.typeAnnotation?.typeAnnotation
+          if (isNode(declared)) declaredTypes.set(init, declared)
+          statements.set(init, raw)
           return init
         }
       }
@@ -177,6 +210,16 @@ const paramName = (param: Node): string | undefined => {
 /** The function's own scope (its parameters'), found by its range. */
 const functionScope = (source: Source, fn: Node): number =>
   source.analysis.scopes.find((s) => s.start === fn.start && s.end === fn.end && s.function)?.index ?? -1
+
+/** The binding of `name` among a function's parameters or its body's top-level declarations. */
+const ownBinding = (source: Source, scope: number, name: string) => {
+  if (scope < 0) return undefined
+  const params = source.analysis.scopes[scope]!
+  return (
+    params.bindings.get(name) ??
+    (params.body === undefined ? undefined : source.analysis.scopes[params.body]!.bindings.get(name))
+  )
+}
 
 /** The offset of the `(` opening a function's parameter list. */
 const openParen = (source: Source, fn: Node): number => {
@@ -213,7 +256,7 @@ const usedIn = (binding: Binding | undefined): number => binding?.references.len
  * @since 0.4.0
  */
 export const parameterEdits = (
-  source: Source,
+  whole: Source,
   request: {
     readonly function: string
     readonly action: "add" | "remove" | "rename"
@@ -223,11 +266,12 @@ export const parameterEdits = (
     readonly default?: string | undefined
   }
 ): { readonly edits: ReadonlyArray<Edit>; readonly summary: string } => {
-  const fn = findFunction(source, request.function)
+  const fn = findFunction(whole, request.function)
+  const source = functionOnly(whole, fn)
   const params: ReadonlyArray<Node> = fn.params
   const index = params.findIndex((p) => paramName(p) === request.name)
   const scope = functionScope(source, fn)
-  const binding = scope >= 0 ? source.analysis.scopes[scope]!.bindings.get(request.name) : undefined
+  const binding = ownBinding(source, scope, request.name)
   const names = params.map(paramName).filter((n): n is string => n !== undefined)
   switch (request.action) {
     case "add": {
@@ -238,6 +282,14 @@ export const parameterEdits = (
         throw new Refusal(
           "name_conflict",
           `${request.function} already has a parameter or local named ${request.name}.`,
+          "Pick another name."
+        )
+      }
+      const captured = source.analysis.unresolved.find((u) => u.name === request.name)
+      if (captured !== undefined) {
+        throw new Refusal(
+          "name_conflict",
+          `${request.function} uses ${request.name} from outside it (${source.path}:${source.lineOf(captured.start)}), which a parameter of that name would hide.`,
           "Pick another name."
         )
       }
@@ -292,8 +344,12 @@ export const parameterEdits = (
           "Remove its uses first, or keep the parameter."
         )
       }
+      // `x => …` (or `async x => …`) without parentheses: `() => …`.
+      const only = params[0]!
+      const before = source.text.slice(fn.start, only.start).trim()
+      const bare = fn.type === "ArrowFunctionExpression" && params.length === 1 && (before === "" || before === "async")
       return {
-        edits: [removeFromList(params, index)],
+        edits: [bare ? { start: only.start, end: only.end, text: "()" } : removeFromList(params, index)],
         summary: `Removed the parameter ${request.name} of ${request.function} (callers unchanged: fe_verify shows calls passing it).`
       }
     }
@@ -329,7 +385,8 @@ const localRename = (source: Source, binding: Binding, to: string): ReadonlyArra
       "Pick a name starting with an uppercase letter."
     )
   }
-  if (scopes[binding.scope]!.bindings.has(to)) {
+  const body = scopes[binding.scope]!.body
+  if (scopes[binding.scope]!.bindings.has(to) || (body !== undefined && scopes[body]!.bindings.has(to))) {
     throw new Refusal("name_conflict", `${to} is already declared next to ${binding.name}.`, "Pick another name.")
   }
   for (const occurrence of binding.references) {
@@ -344,7 +401,11 @@ const localRename = (source: Source, binding: Binding, to: string): ReadonlyArra
   }
   for (const free of source.analysis.unresolved) {
     if (free.name === to && source.analysis.within(free.scope, binding.scope)) {
-      throw new Refusal("name_conflict", `${to} is used as a global inside the function.`, "Pick another name.")
+      throw new Refusal(
+        "name_conflict",
+        `${to} is used inside the function (${source.path}:${source.lineOf(free.start)}) as a name from outside it, which the new name would hide.`,
+        "Pick another name."
+      )
     }
   }
   for (const scope of scopes) {
@@ -362,30 +423,56 @@ const localRename = (source: Source, binding: Binding, to: string): ReadonlyArra
 }
 
 /** The members of the props type when declared in the same file: a type literal inline, or a named interface/type. */
-const propsTypeMembers = (
-  source: Source,
-  param: Node
-): { readonly body: Node; readonly members: ReadonlyArray<Node> } | undefined => {
-  const annotation = param.typeAnnotation?.typeAnnotation
-  if (!isNode(annotation)) return undefined
-  if (annotation.type === "TSTypeLiteral") return { body: annotation, members: annotation.members }
-  if (annotation.type !== "TSTypeReference" || annotation.typeName?.type !== "Identifier") return undefined
-  const name = annotation.typeName.name
-  for (const raw of source.program.body as ReadonlyArray<Node>) {
-    const statement = raw.type === "ExportNamedDeclaration" && isNode(raw.declaration) ? raw.declaration : raw
-    if (statement.type === "TSInterfaceDeclaration" && statement.id.name === name) {
-      return { body: statement.body, members: statement.body.body }
-    }
-    if (statement.type === "TSTypeAliasDeclaration" && statement.id.name === name) {
-      const type = statement.typeAnnotation
-      if (type.type === "TSTypeLiteral") return { body: type, members: type.members }
-      if (type.type === "TSIntersectionType") {
-        const literal = type.types.find((t: Node) => t.type === "TSTypeLiteral")
-        if (literal !== undefined) return { body: literal, members: literal.members }
-      }
-    }
+interface PropsType {
+  /** The type literals or interface bodies holding the props' members (several for an intersection). */
+  readonly parts: ReadonlyArray<{ readonly body: Node; readonly members: ReadonlyArray<Node> }>
+  /** The props type's text when some part of it is not declared in the file (so not updated). */
+  readonly unresolved: string | undefined
+}
+
+/**
+ * The props type of a component: the destructured parameter's annotation, or else the `P` of the declared
+ * `FC<P>` / `FunctionComponent<P>` / `React.FC<P>`; references followed to interfaces and type aliases of the same
+ * file, intersections into their parts.
+ */
+const propsTypeMembers = (source: Source, param: Node, fn: Node): PropsType | undefined => {
+  let annotation: Node | undefined = param.typeAnnotation?.typeAnnotation
+  if (!isNode(annotation)) {
+    const declared = declaredTypes.get(fn)
+    const args = declared?.type === "TSTypeReference" ? declared.typeArguments?.params : undefined
+    annotation = args?.[0]
   }
-  return undefined
+  if (!isNode(annotation)) return undefined
+  const parts: Array<{ readonly body: Node; readonly members: ReadonlyArray<Node> }> = []
+  const missing: Array<string> = []
+  const seen = new Set<string>()
+  const follow = (type: Node): void => {
+    if (type.type === "TSTypeLiteral") parts.push({ body: type, members: type.members })
+    else if (type.type === "TSIntersectionType") for (const part of type.types) follow(part)
+    else if (type.type === "TSParenthesizedType") follow(type.typeAnnotation)
+    else if (type.type === "TSTypeReference" && type.typeName?.type === "Identifier") {
+      const name: string = type.typeName.name
+      if (seen.has(name)) return
+      seen.add(name)
+      for (const raw of source.program.body as ReadonlyArray<Node>) {
+        const statement = raw.type === "ExportNamedDeclaration" && isNode(raw.declaration) ? raw.declaration : raw
+        if (statement.type === "TSInterfaceDeclaration" && statement.id.name === name) {
+          parts.push({ body: statement.body, members: statement.body.body })
+          return
+        }
+        if (statement.type === "TSTypeAliasDeclaration" && statement.id.name === name) {
+          follow(statement.typeAnnotation)
+          return
+        }
+      }
+      missing.push(source.text.slice(type.start, type.end))
+    } else missing.push(source.text.slice(type.start, type.end))
+  }
+  follow(annotation)
+  return {
+    parts,
+    unresolved: missing.length === 0 ? undefined : source.text.slice(annotation.start, annotation.end)
+  }
 }
 
 const memberName = (member: Node): string | undefined =>
@@ -411,7 +498,7 @@ const memberName = (member: Node): string | undefined =>
  * @since 0.4.0
  */
 export const propEdits = (
-  source: Source,
+  whole: Source,
   request: {
     readonly component: string
     readonly action: "add" | "remove" | "rename"
@@ -422,7 +509,8 @@ export const propEdits = (
     readonly default?: string | undefined
   }
 ): { readonly edits: ReadonlyArray<Edit>; readonly summary: string } => {
-  const fn = findFunction(source, request.component)
+  const fn = findFunction(whole, request.component)
+  const source = functionOnly(whole, fn)
   const param: Node | undefined = fn.params[0]
   const pattern = param?.type === "AssignmentPattern" ? param.left : param
   if (pattern?.type !== "ObjectPattern") {
@@ -435,8 +523,20 @@ export const propEdits = (
   const properties: ReadonlyArray<Node> = pattern.properties
   const keyOf = (p: Node) => (p.type === "Property" && !p.computed ? (p.key.name ?? p.key.value) : undefined)
   const index = properties.findIndex((p) => keyOf(p) === request.name)
-  const type = propsTypeMembers(source, pattern)
+  const propsType = propsTypeMembers(source, pattern, fn)
+  // The part declaring the prop (for an intersection), else the first one (where an added prop goes).
+  const type =
+    propsType?.parts.find((part) => part.members.some((m) => memberName(m) === request.name)) ?? propsType?.parts[0]
   const memberIndex = type === undefined ? -1 : type.members.findIndex((m) => memberName(m) === request.name)
+  /** What the summary says when the props type could not be updated. */
+  const typeNote =
+    propsType === undefined
+      ? ""
+      : memberIndex !== -1
+        ? ""
+        : propsType.unresolved !== undefined
+          ? ` The props type ${propsType.unresolved} is not (wholly) declared in ${source.path}, so it was NOT updated: change it by hand (fe_verify shows where).`
+          : ""
   const scope = functionScope(source, fn)
   const edits: Array<Edit> = []
   switch (request.action) {
@@ -444,7 +544,7 @@ export const propEdits = (
       if (!isIdentifier(request.name)) {
         throw new Refusal("invalid_name", `"${request.name}" is not a valid identifier.`, "Pass a prop name.")
       }
-      if (index !== -1 || (scope >= 0 && source.analysis.scopes[scope]!.bindings.has(request.name))) {
+      if (index !== -1 || ownBinding(source, scope, request.name) !== undefined) {
         throw new Refusal("name_conflict", `${request.component} already has ${request.name}.`, "Pick another name.")
       }
       const text = `${request.name}${request.default !== undefined ? ` = ${request.default}` : ""}`
@@ -479,7 +579,12 @@ export const propEdits = (
           }
         }
       }
-      return { edits, summary: `Added the prop ${request.name} to ${request.component}.` }
+      return {
+        edits,
+        summary:
+          `Added the prop ${request.name} to ${request.component}.` +
+          (type === undefined && propsType?.unresolved !== undefined ? typeNote : "")
+      }
     }
     case "remove": {
       if (index === -1) {
@@ -489,7 +594,7 @@ export const propEdits = (
           `Its props: ${properties.map(keyOf).filter(Boolean).join(", ")}.`
         )
       }
-      const binding = scope >= 0 ? source.analysis.scopes[scope]!.bindings.get(request.name) : undefined
+      const binding = ownBinding(source, scope, request.name)
       if (usedIn(binding) > 0) {
         throw new Refusal(
           "prop_in_use",
@@ -509,7 +614,10 @@ export const propEdits = (
         }
         edits.push({ start, end, text: "" })
       }
-      return { edits, summary: `Removed the prop ${request.name} of ${request.component} (JSX call sites unchanged).` }
+      return {
+        edits,
+        summary: `Removed the prop ${request.name} of ${request.component} (JSX call sites unchanged).${typeNote}`
+      }
     }
     case "rename": {
       if (index === -1) {
@@ -524,7 +632,7 @@ export const propEdits = (
         throw new Refusal("invalid_name", `rename needs to, a valid identifier.`, "Pass to.")
       }
       const property = properties[index]!
-      const binding = scope >= 0 ? source.analysis.scopes[scope]!.bindings.get(request.name) : undefined
+      const binding = ownBinding(source, scope, request.name)
       if (property.shorthand && binding !== undefined) {
         // `{ label }` → `{ title }`: the key and the local both.
         for (const o of [...binding.declarations, ...binding.references]) {
@@ -536,7 +644,7 @@ export const propEdits = (
         const key = type.members[memberIndex]!.key
         edits.push({ start: key.start, end: key.end, text: to })
       }
-      return { edits, summary: `Renamed the prop ${request.name} of ${request.component} to ${to}.` }
+      return { edits, summary: `Renamed the prop ${request.name} of ${request.component} to ${to}.${typeNote}` }
     }
   }
 }

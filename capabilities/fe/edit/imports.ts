@@ -92,7 +92,25 @@ export const addImportEdits = (
   /** The quote and semicolons to write when the file has no statement to learn them from (a new file). */
   style?: { readonly quote: string; readonly semicolons: boolean }
 ): ReadonlyArray<Edit> => {
-  const wanted = (request.names ?? []).map(splitName)
+  const wanted: Array<{ readonly imported: string; readonly local: string }> = []
+  for (const name of (request.names ?? []).map(splitName)) {
+    const same = wanted.find((w) => w.local === name.local)
+    if (same === undefined) wanted.push(name)
+    else if (same.imported !== name.imported) {
+      throw new Refusal(
+        "name_conflict",
+        `names import two things under the local name ${name.local} (${same.imported} and ${name.imported}).`,
+        `Give one of them another local name ("${name.imported} as other").`
+      )
+    }
+  }
+  if (request.default !== undefined && wanted.some((w) => w.local === request.default)) {
+    throw new Refusal(
+      "name_conflict",
+      `The default import and a named import are both called ${request.default}.`,
+      "Give one of them another local name."
+    )
+  }
   if (request.default !== undefined && !isIdentifier(request.default)) {
     throw new Refusal(
       "invalid_name",
@@ -187,7 +205,20 @@ export const addImportEdits = (
   const lastDirective = directives.at(-1)
   if (lastDirective !== undefined) {
     edits.push({ start: lastDirective.end, end: lastDirective.end, text: `${eol}${line}` })
-  } else edits.push({ start: 0, end: 0, text: `${line}${eol}${source.text.length === 0 ? "" : ""}` })
+  } else {
+    // After a byte order mark and a `#!` line, which must stay first.
+    const text = source.text
+    let at = text.startsWith("\uFEFF") ? 1 : 0
+    if (text.startsWith("#!", at)) {
+      const newline = text.indexOf("\n", at)
+      if (newline === -1) {
+        edits.push({ start: text.length, end: text.length, text: `${eol}${line}${eol}` })
+        return edits
+      }
+      at = newline + 1
+    }
+    edits.push({ start: at, end: at, text: `${line}${eol}` })
+  }
   return edits
 }
 
@@ -233,8 +264,21 @@ export const removeImportEdits = (
     )
   }
   const all = names.length === 0
-  const matches = (specifier: Node) =>
-    all || names.includes(specifier.local.name) || names.includes(importedName(specifier))
+  // A name is a local name (`a2` of `a as a2`), `imported as local` exactly, default or *; an imported name
+  // alone only when no import of the module has that local name (`a` never removes `a as a2` next to `a`).
+  const locals = new Set(declarations.flatMap((d) => (d.specifiers ?? []).map((s: Node) => s.local.name as string)))
+  const wantedNames = new Set(names.map((name) => name.trim().replace(/\s+as\s+/, " as ")))
+  const matches = (specifier: Node) => {
+    if (all) return true
+    const local: string = specifier.local.name
+    const imported = importedName(specifier)
+    return (
+      wantedNames.has(local) ||
+      wantedNames.has(`${imported} as ${local}`) ||
+      (imported === "default" || imported === "*" ? wantedNames.has(imported) : false) ||
+      (wantedNames.has(imported) && !locals.has(imported))
+    )
+  }
   const found = new Set<string>()
   const edits: Array<Edit> = []
   const removed: Array<string> = []
@@ -246,6 +290,7 @@ export const removeImportEdits = (
     for (const specifier of gone) {
       found.add(specifier.local.name)
       found.add(importedName(specifier))
+      found.add(`${importedName(specifier)} as ${specifier.local.name}`)
       removed.push(specifier.local.name)
       if ((module0.get(specifier.local.name)?.references.length ?? 0) > 0) stillUsed.push(specifier.local.name)
     }
@@ -288,7 +333,7 @@ export const removeImportEdits = (
     }
   }
   if (!all) {
-    const missing = names.filter((name) => !found.has(name))
+    const missing = [...wantedNames].filter((name) => !found.has(name))
     if (missing.length > 0) {
       const imported = declarations.flatMap((d) => (d.specifiers ?? []).map((s: Node) => s.local.name as string))
       throw new Refusal(

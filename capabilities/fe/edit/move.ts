@@ -51,6 +51,8 @@ export interface MoveContext {
   readonly text: (path: string) => string | undefined
   readonly parse: (path: string, text: string) => Source
   readonly graph: ImportView
+  /** How the project writes relative specifiers (`./x`, `./x.js`), for a file that has no relative import itself. */
+  readonly relativeStyle?: string | undefined
 }
 
 const sourceExtension = /\.(?:tsx?|mts|cts|jsx?|mjs|cjs)$/
@@ -111,15 +113,18 @@ const leadingStart = (source: Source, statement: Node): number => {
   return startOfLine(source.text, start)
 }
 
-/** How a file writes relative specifiers: `./x.js`, `./x.ts` or `./x` (the first relative import's extension). */
-const relativeStyle = (source: Source): string => {
+/**
+ * How a file writes relative specifiers: `./x.js`, `./x.ts` or `./x` (the first relative import's extension), or
+ * the project's way when it has none.
+ */
+const relativeStyle = (source: Source, project = "./x"): string => {
   for (const declaration of importsOf(source)) {
     const value: string = declaration.source.value
     if (!value.startsWith(".")) continue
     const extension = /\.[cm]?[jt]sx?$/.exec(value)?.[0]
     return extension === undefined ? "./x" : `./x${extension}`
   }
-  return "./x"
+  return project
 }
 
 interface Dependency {
@@ -148,7 +153,13 @@ export const moveExport = (
   file: string,
   symbol: string,
   to: string
-): { readonly texts: ReadonlyMap<string, string>; readonly created: boolean; readonly importers: number } => {
+): {
+  readonly texts: ReadonlyMap<string, string>
+  readonly created: boolean
+  readonly importers: number
+  /** Set when the move leaves the two files importing each other. */
+  readonly cycle?: string | undefined
+} => {
   if (file === to) throw new Refusal("same_file", `${symbol} is already in ${to}.`, "Pass another file in to.")
   if (!sourceExtension.test(to)) {
     throw new Refusal(
@@ -257,7 +268,7 @@ export const moveExport = (
   const stillUsed = own.references.some((r) => !inside(r.start))
   if (stillUsed) {
     const oldSource = context.parse(file, oldAfter)
-    const specifier = specifierFor(file, relativeStyle(source), file, to)
+    const specifier = specifierFor(file, relativeStyle(source, context.relativeStyle), file, to)
     oldAfter = applyEdits(
       oldAfter,
       addImportEdits(oldSource, { module: specifier, names: [symbol], typeOnly: own.kind === "type" })
@@ -265,8 +276,14 @@ export const moveExport = (
   }
   // New file: the imports the declaration needs.
   const quote = quoteOf(source)
+  const resolvesTo = (specifier: string, path: string) =>
+    context.graph
+      .importsOf(file)
+      .some((edge) => edge.specifier === specifier && edge.resolution._tag === "File" && edge.resolution.path === path)
   for (const dependency of dependencies) {
     const binding = dependency.binding
+    // Imported from the target itself: declared there, nothing to import.
+    if (binding.imported !== undefined && resolvesTo(binding.imported.module, to)) continue
     let module: string
     let name: string
     if (binding.imported !== undefined) {
@@ -280,7 +297,7 @@ export const moveExport = (
         : binding.imported.module
       name = binding.imported.name
     } else {
-      module = specifierFor(to, relativeStyle(source), file, file)
+      module = specifierFor(to, relativeStyle(source, context.relativeStyle), file, file)
       name = binding.name
     }
     if (name === "*") {
@@ -353,7 +370,45 @@ export const moveExport = (
       importers++
     }
   }
-  return { texts, created: targetText === undefined, importers }
+  // The old file importing the new one and the new one the old: a cycle, which can throw at load time.
+  const oldImportsNew =
+    stillUsed ||
+    dependencies.some(
+      (d) =>
+        d.binding.imported !== undefined &&
+        !d.binding.references.every((r) => inside(r.start)) &&
+        resolvesTo(d.binding.imported.module, to)
+    ) ||
+    context.graph
+      .importsOf(file)
+      .some((edge) => edge.resolution._tag === "File" && edge.resolution.path === to && !edge.typeOnly)
+  const valueLocals = dependencies.filter((d) => d.binding.imported === undefined && !d.typeOnly)
+  let cycle: string | undefined
+  if (oldImportsNew && valueLocals.length > 0) {
+    // Refused when the moved initializer reads a value of the old file while it loads, and the old file reads the
+    // moved one while it loads: whichever file loads first, the other's value is read before it is initialized.
+    const { scopes } = source.analysis
+    const atLoad = (occurrence: { readonly scope: number; readonly meaning?: "value" | "type" | undefined }) => {
+      if (occurrence.meaning === "type") return false
+      for (let current = occurrence.scope; current > 0; current = scopes[current]!.parent) {
+        if (scopes[current]!.function) return false
+      }
+      return true
+    }
+    if (statement.declaration.type === "VariableDeclaration") {
+      const read = valueLocals.find((d) => d.binding.references.some((r) => inside(r.start) && atLoad(r)))
+      const back = own.references.find((r) => !inside(r.start) && atLoad(r))
+      if (read !== undefined && back !== undefined) {
+        throw new Refusal(
+          "import_cycle",
+          `Moving ${symbol} to ${to} would make ${file} and ${to} import each other, both reading the other's value while loading: ${symbol}'s initializer reads ${read.binding.name} of ${file}, and ${file}:${source.lineOf(back.start)} reads ${symbol}. Whichever loads first, the other throws "Cannot access '…' before initialization".`,
+          `Move ${read.binding.name} to ${to} too (move_export it first, in the same call), or move both to a third file.`
+        )
+      }
+    }
+    cycle = `${file} and ${to} now import each other (${symbol} uses ${valueLocals.map((d) => d.binding.name).join(", ")} of ${file}): a cycle can throw at run time ("Cannot access … before initialization") when a top-level initializer reads the other file's value; consider moving ${valueLocals.map((d) => d.binding.name).join(", ")} too.`
+  }
+  return { texts, created: targetText === undefined, importers, ...(cycle !== undefined ? { cycle } : {}) }
 }
 
 const rewriteImporter = (

@@ -27,7 +27,8 @@ import { hookDependencyEdits, jsxAttributeEdits, parameterEdits, propEdits } fro
 import { addImportEdits, removeImportEdits } from "./imports.ts"
 import { moveExport } from "./move.ts"
 import { isScript, renameEdits, renameScope } from "./rename.ts"
-import { type ImportView, viewOf } from "./view.ts"
+import { type ImportView, resolveRelative, type ViewCacheEntry, viewOf } from "./view.ts"
+import type { Binding } from "./scope.ts"
 import { applyEdits, type Edit, type Node, parseSource, Refusal, type Source } from "./source.ts"
 
 // ---- the operations ----
@@ -72,7 +73,9 @@ const RemoveImport = Schema.Struct({
   file,
   module: Schema.String.annotate({ description: "The module specifier as the file writes it." }),
   names: Schema.optionalKey(
-    names("The names to remove (local or imported; default; * for a namespace). Default: the whole import.")
+    names(
+      'The names to remove: local names ("a2" of "a as a2"), "a as a2" exactly, default, or * for a namespace (an imported name alone when no local has it). Default: the whole import.'
+    )
   )
 }).annotate({ description: "Removes names from the file's import of a module (the declaration when none remains)." })
 
@@ -266,7 +269,7 @@ export const plan = (
     const workspace = yield* Workspace
     const graphService = yield* FeGraph
     const state = yield* FeState
-    const parse = yield* loadParser.pipe(
+    const parseOnce = yield* loadParser.pipe(
       Effect.mapError(
         (error) =>
           new Tool.ToolError({
@@ -276,9 +279,23 @@ export const plan = (
           })
       )
     )
+    // One parse per file text: the edit (parseSource), the import view (imports, exports) and the dynamic imports
+    // of a file an operation changed all read the same text — the last parse of each file is kept.
+    const lastParse = new Map<string, { readonly text: string; readonly result: ReturnType<Parse> }>()
+    const parse: Parse = (filename, text, lang) => {
+      const hit = lastParse.get(filename)
+      if (hit !== undefined && hit.text === text) return hit.result
+      const result = parseOnce(filename, text, lang)
+      lastParse.set(filename, { text, result })
+      return result
+    }
     const overlay = new Map<string, Entry>()
     const parsed = new Map<string, { readonly text: string; readonly source: Source }>()
     let graph: ImportGraph | undefined
+    let relativeStyle: string | undefined
+    const viewCache = new Map<string, ViewCacheEntry>()
+    /** The project's script files that contain `import(` (read once per plan), for `import("./m").Name` types. */
+    let typeImporters: Map<string, string> | undefined
     const operations: Array<PlannedOperation> = []
     // The diagnosis steps applied so far, by file, line and edit: the operation that applied each.
     const appliedSteps = new Map<string, number>()
@@ -347,6 +364,64 @@ export const plan = (
         graph = snapshot.graph
         return graph
       })
+      /**
+       * How the project writes relative specifiers (the most common way among its files' relative imports; with
+       * none, `.js` under tsconfig's module NodeNext/Node16), for a moved declaration's new imports.
+       */
+      const projectRelativeStyle = Effect.gen(function* () {
+        if (relativeStyle !== undefined) return relativeStyle
+        const g = yield* currentGraph
+        const counts = new Map<string, number>()
+        for (const path of g.files().slice(0, 5000)) {
+          for (const edge of g.file(path)?.imports ?? []) {
+            if (!edge.specifier.startsWith(".")) continue
+            const extension = /\.[cm]?[jt]sx?$/.exec(edge.specifier)?.[0]
+            const style = extension === undefined ? "./x" : `./x${extension}`
+            counts.set(style, (counts.get(style) ?? 0) + 1)
+          }
+        }
+        const best = [...counts].sort((a, b) => b[1] - a[1])[0]
+        if (best !== undefined) return (relativeStyle = best[0])
+        const tsconfig = yield* workspace.read("tsconfig.json").pipe(Effect.option)
+        const nodeNext =
+          tsconfig._tag === "Some" && /"module"\s*:\s*"node(?:next|16|18|20)"/i.test(tsconfig.value.content)
+        return (relativeStyle = nodeNext ? "./x.js" : "./x")
+      })
+      /**
+       * TypeScript `import("./m").name` types (`typeof import("./a").foo`) naming `name` of `file`, which the import
+       * graph does not record: file:line of each. Files are read once per plan (those holding `import(`).
+       */
+      const typeImportUses = (file: string, name: string) =>
+        Effect.gen(function* () {
+          const g = yield* currentGraph
+          if (typeImporters === undefined) {
+            const found = new Map<string, string>()
+            yield* Effect.forEach(
+              g.files().filter(isScript),
+              (path) =>
+                workspace.read(path).pipe(
+                  Effect.map((read) => {
+                    if (!read.binary && read.content.includes("import(")) found.set(path, read.content)
+                  }),
+                  Effect.ignore
+                ),
+              { concurrency: 32, discard: true }
+            )
+            typeImporters = found
+          }
+          const uses: Array<string> = []
+          const exists = (path: string) =>
+            overlay.has(path) ? overlay.get(path)!.text !== undefined : g.file(path) !== undefined
+          const pattern = /import\(\s*(["'])([^"'\n]+)\1\s*\)\s*\.\s*([\w$]+)/g
+          for (const [path, read] of typeImporters) {
+            const text = overlay.get(path)?.text ?? read
+            for (const match of text.matchAll(pattern)) {
+              if (match[3] !== name || resolveRelative(path, match[2]!, exists) !== file) continue
+              uses.push(`${path}:${text.slice(0, match.index).split("\n").length}`)
+            }
+          }
+          return uses
+        })
       /** Refuses a file the project walk leaves out (.gitignore'd, or under node_modules, dist…) unless created here. */
       const inProject = (path: string) =>
         Effect.gen(function* () {
@@ -366,7 +441,8 @@ export const plan = (
           parse,
           new Map(
             [...overlay].filter(([, entry]) => entry.text !== entry.original).map(([path, entry]) => [path, entry.text])
-          )
+          ),
+          viewCache
         )
       )
 
@@ -409,6 +485,16 @@ export const plan = (
         case "rename": {
           const path = yield* load(op.file)
           yield* inProject(path)
+          if (op.line === undefined) {
+            const typeUses = yield* typeImportUses(path, op.symbol)
+            if (typeUses.length > 0) {
+              return yield* refuse(
+                "unsupported_importer",
+                `${typeUses.join(", ")} name${typeUses.length === 1 ? "s" : ""} ${op.symbol} of ${path} through an import("…") type (typeof import("…").${op.symbol}), which the rename does not follow: it would leave ${typeUses.length === 1 ? "it" : "them"} broken.`,
+                `Put replace_text operations changing import("…").${op.symbol} to import("…").${op.to} there before the rename, in the same call (each operation sees the previous ones' result).`
+              )
+            }
+          }
           const g = yield* currentView
           yield* Effect.forEach(
             renameScope(g, path, op.symbol).filter((touched) => touched !== path && isScript(touched)),
@@ -424,6 +510,7 @@ export const plan = (
         }
         case "add_import": {
           const path = yield* load(op.file)
+          yield* inProject(path)
           summary = yield* run(() => {
             const edits = addImportEdits(sourceOf(path), op)
             editFile(path, edits)
@@ -470,12 +557,34 @@ export const plan = (
         }
         case "change_prop": {
           const path = yield* load(op.file)
-          let importers: ReadonlyArray<string> = []
           let view: ImportView | undefined
           if (op.action === "rename") {
             view = yield* currentView
-            importers = view.importersOf(path).filter(isScript)
-            for (const importer of importers) yield* load(importer)
+            // The importers, and through re-exports (barrels) theirs: every file that may use the component.
+            const seen = new Set([path])
+            let frontier = [path]
+            while (frontier.length > 0) {
+              const next: Array<string> = []
+              for (const from of frontier) {
+                for (const importer of view.importersOf(from)) {
+                  if (seen.has(importer) || !isScript(importer)) continue
+                  seen.add(importer)
+                  yield* load(importer)
+                  // Followed further only when it passes the module on (a barrel): a re-export, or an imported
+                  // name it exports again.
+                  const edges = view
+                    .importsOf(importer)
+                    .filter((edge) => edge.resolution._tag === "File" && edge.resolution.path === from)
+                  const exported = view.exportNames(importer)
+                  if (
+                    edges.some((edge) => edge.kind === "reexport" || edge.names.some((name) => exported.includes(name)))
+                  ) {
+                    next.push(importer)
+                  }
+                }
+              }
+              frontier = next
+            }
           }
           summary = yield* run(() => {
             const source = sourceOf(path)
@@ -484,10 +593,16 @@ export const plan = (
               const binding = source.analysis.scopes[0]!.bindings.get(op.component)
               const extra = binding === undefined ? [] : jsxAttributeEdits(binding, op.name, op.to)
               editFile(path, [...result.edits, ...extra])
-              for (const importer of importers) {
-                const target = sourceOf(importer)
-                const local = importedLocal(target, view!, importer, path, op.component)
-                if (local !== undefined) editFile(importer, jsxAttributeEdits(local, op.name, op.to))
+              for (const [importer, locals] of componentUses(
+                (p) => (textOf(p) === undefined ? undefined : sourceOf(p)),
+                view!,
+                path,
+                op.component
+              )) {
+                editFile(
+                  importer,
+                  locals.flatMap((local) => jsxAttributeEdits(local, op.name, op.to!))
+                )
               }
             } else editFile(path, result.edits)
             return result.summary
@@ -503,10 +618,19 @@ export const plan = (
             concurrency: 16,
             discard: true
           })
+          const style = yield* projectRelativeStyle
           summary = yield* run(() => {
-            const result = moveExport({ text: textOf, parse: (p, t) => sourceOf(p, t), graph: g }, path, op.symbol, to)
+            const result = moveExport(
+              { text: textOf, parse: (p, t) => sourceOf(p, t), graph: g, relativeStyle: style },
+              path,
+              op.symbol,
+              to
+            )
             for (const [p, text] of result.texts) setText(p, text)
-            return `Moved ${op.symbol} from ${path} to ${to}${result.created ? " (created)" : ""}; ${result.importers} importing file${result.importers === 1 ? "" : "s"} rewritten.`
+            return (
+              `Moved ${op.symbol} from ${path} to ${to}${result.created ? " (created)" : ""}; ${result.importers} importing file${result.importers === 1 ? "" : "s"} rewritten.` +
+              (result.cycle !== undefined ? ` Warning: ${result.cycle}` : "")
+            )
           })
           break
         }
@@ -586,16 +710,38 @@ export const plan = (
         }
         case "replace_text": {
           const path = yield* load(op.file)
+          yield* inProject(path)
           summary = yield* run(() => {
             const text = textOf(path)!
             if (op.oldText === "")
               throw new Refusal("invalid_argument", "oldText is empty.", "Pass text that occurs once in the file.")
             const first = text.indexOf(op.oldText)
             if (first === -1) {
+              // Why not, when it can be told: line endings, or an earlier operation of this call.
+              const crlf = text.includes("\r\n")
+              const lineEndings =
+                crlf &&
+                !op.oldText.includes("\r\n") &&
+                op.oldText.includes("\n") &&
+                text.includes(op.oldText.replaceAll("\n", "\r\n"))
+                  ? ` ${path} has CRLF line endings and oldText LF ones: write its line breaks as \\r\\n.`
+                  : !crlf && op.oldText.includes("\r\n") && text.includes(op.oldText.replaceAll("\r\n", "\n"))
+                    ? ` ${path} has LF line endings and oldText CRLF ones: write its line breaks as \\n.`
+                    : ""
+              const entry = overlay.get(path)!
+              const earlier =
+                entry.original !== undefined && entry.original !== text && entry.original.includes(op.oldText)
+                  ? ` It was in the file before: an earlier operation of this call (${operations
+                      .filter((o) => o.files.includes(path))
+                      .map((o) => o.index + 1)
+                      .join(", ")}) changed it.`
+                  : ""
               throw new Refusal(
                 "edit_mismatch",
-                `oldText does not occur in ${path}.`,
-                `Read ${path} again (workspace_read) and copy the exact text.`
+                `oldText does not occur in ${path}.${lineEndings}${earlier}`,
+                earlier !== ""
+                  ? "Write oldText as the earlier operations leave the file, or reorder the operations."
+                  : `Read ${path} again (workspace_read) and copy the exact text.`
               )
             }
             if (text.indexOf(op.oldText, first + 1) !== -1) {
@@ -630,20 +776,88 @@ export const plan = (
     return { changes, operations }
   })
 
-/** The local binding under which `importer` imports the export `name` of `file` by name. */
-const importedLocal = (source: Source, graph: ImportView, importer: string, file: string, name: string) => {
-  const specifiers = new Set(
+/** The specifiers under which `importer` imports `file`. */
+const specifiersOf = (graph: ImportView, importer: string, file: string) =>
+  new Set(
     graph
       .importsOf(importer)
       .filter((edge) => edge.resolution._tag === "File" && edge.resolution.path === file)
       .map((edge) => edge.specifier)
   )
-  for (const binding of source.analysis.scopes[0]!.bindings.values()) {
-    if (binding.imported !== undefined && specifiers.has(binding.imported.module) && binding.imported.name === name) {
-      return binding
+
+/** The names `file` exports its top-level `local` under (`default` for `export default function Button`). */
+const exportedAs = (source: Source, local: string): ReadonlyArray<string> => {
+  const names: Array<string> = []
+  for (const statement of source.program.body as ReadonlyArray<Node>) {
+    if (statement.type === "ExportDefaultDeclaration") {
+      const declaration = statement.declaration
+      if (declaration?.id?.name === local || (declaration?.type === "Identifier" && declaration.name === local)) {
+        names.push("default")
+      }
+    } else if (statement.type === "ExportNamedDeclaration") {
+      if (isNodeLike(statement.declaration)) {
+        const declaration = statement.declaration
+        if (declaration.id?.name === local) names.push(local)
+        for (const declarator of declaration.declarations ?? []) if (declarator.id?.name === local) names.push(local)
+      } else if (statement.source == null) {
+        for (const specifier of statement.specifiers ?? []) {
+          if (specifier.local?.name === local) names.push(specifier.exported.name ?? specifier.exported.value)
+        }
+      }
     }
   }
-  return undefined
+  return names
+}
+
+const isNodeLike = (value: unknown): value is Node => typeof value === "object" && value !== null && "type" in value
+
+/**
+ * The local bindings, by file, under which the project uses the component `local` of `file`: its importers'
+ * (named or default imports) and, through barrels (`export { X } from`, `export *`, `export { default as X }
+ * from`, an import then `export { X }`), their importers'. Files not loaded (sourceOf gives undefined) are skipped.
+ */
+const componentUses = (
+  sourceOf: (path: string) => Source | undefined,
+  graph: ImportView,
+  file: string,
+  local: string
+): Map<string, Array<Binding>> => {
+  const uses = new Map<string, Array<Binding>>()
+  const seen = new Set<string>()
+  const queue: Array<readonly [string, string]> = exportedAs(sourceOf(file)!, local).map((name) => [file, name])
+  while (queue.length > 0) {
+    const [from, name] = queue.shift()!
+    const key = `${from}\u0000${name}`
+    if (seen.has(key)) continue
+    seen.add(key)
+    for (const importer of graph.importersOf(from)) {
+      if (importer === from || !isScript(importer)) continue
+      const specifiers = specifiersOf(graph, importer, from)
+      if (specifiers.size === 0) continue
+      const target = sourceOf(importer)
+      if (target === undefined) continue
+      for (const binding of target.analysis.scopes[0]!.bindings.values()) {
+        if (binding.imported === undefined || !specifiers.has(binding.imported.module)) continue
+        if (binding.imported.name !== name) continue
+        uses.set(importer, [...(uses.get(importer) ?? []), binding])
+        // Imported, then exported by name: a barrel.
+        for (const exported of exportedAs(target, binding.name)) queue.push([importer, exported])
+      }
+      for (const statement of target.program.body as ReadonlyArray<Node>) {
+        if (!isNodeLike(statement.source) || !specifiers.has(statement.source.value)) continue
+        if (statement.type === "ExportAllDeclaration" && statement.exported == null && name !== "default") {
+          queue.push([importer, name])
+        } else if (statement.type === "ExportNamedDeclaration") {
+          for (const specifier of statement.specifiers ?? []) {
+            if ((specifier.local.name ?? specifier.local.value) === name) {
+              queue.push([importer, specifier.exported.name ?? specifier.exported.value])
+            }
+          }
+        }
+      }
+    }
+  }
+  return uses
 }
 
 /** The module and names of an import line (`import { a } from "m"`), read with the parser. */

@@ -5,8 +5,12 @@
  * written `{ name: to }`), and for a symbol its file exports under its own
  * name, every importer found through the import graph: named imports (and
  * their local uses, unless aliased), namespace imports' `ns.name`,
- * re-exports `export { name } from` (followed to their own importers) and
- * `export *` barrels. Conflicts are refused before anything is computed.
+ * re-exports `export { name } from` (followed to their own importers),
+ * `export *` barrels and barrels that import the name and export it again.
+ * A namespace re-export (`export * as ns from`) and a dynamic `import()` of
+ * the module by a file that mentions the name are refused (their uses are
+ * not followed), as are enum members. Conflicts are refused before anything
+ * is computed.
  *
  * @since 0.4.0
  */
@@ -92,7 +96,14 @@ const checkConflicts = (source: Source, binding: Binding, to: string) => {
       "Pick a name starting with an uppercase letter."
     )
   }
-  const own = scopes[binding.scope]!.bindings.get(to)
+  // A parameter's neighbours include the body's declarations, and a body's the parameters
+  // (`function f(to) { let to }` does not parse).
+  const body = scopes[binding.scope]!.body
+  const parent = scopes[binding.scope]!.parent
+  const own =
+    scopes[binding.scope]!.bindings.get(to) ??
+    (body === undefined ? undefined : scopes[body]!.bindings.get(to)) ??
+    (parent >= 0 && scopes[parent]!.body === binding.scope ? scopes[parent]!.bindings.get(to) : undefined)
   if (own !== undefined) {
     conflict(`${to} is already declared in the same scope at ${where(source, own.declarations[0]?.start ?? 0)}`)
   }
@@ -144,7 +155,16 @@ const findBinding = (source: Source, symbol: string, line: number | undefined): 
   } else {
     for (const scope of scopes) {
       const found = scope.bindings.get(symbol)
-      if (found !== undefined && found.declarations.some((d) => source.lineOf(d.start) === line)) return found
+      if (found !== undefined && found.declarations.some((d) => source.lineOf(d.start) === line)) {
+        if (found.kind === "enumMember") {
+          throw new Refusal(
+            "unsupported_symbol",
+            `${symbol} on line ${line} of ${source.path} is an enum member: its uses elsewhere (Enum.${symbol}) are member accesses fe_surgeon does not follow.`,
+            "Rename it with replace_text in each file that uses it (fe_impact lists them), then call fe_verify."
+          )
+        }
+        return found
+      }
     }
   }
   const names =
@@ -237,6 +257,21 @@ export const renameEdits = (
               (edge.names.includes(name) || edge.names.includes("*"))
           )
         const specifiers = new Set(edges.map((edge) => edge.specifier))
+        const dynamic = context.graph
+          .importsOf(importer)
+          .find((edge) => edge.kind === "dynamic" && edge.resolution._tag === "File" && edge.resolution.path === from)
+        if (dynamic !== undefined) {
+          // `(await import("./m")).name`: the uses are property accesses on a promise's result, not followed.
+          const text = context.source(importer).text
+          if (new RegExp(`(?<![\\w$])${name.replace(/\$/g, "\\$")}(?![\\w$])`).test(text)) {
+            const at = text.indexOf(dynamic.specifier)
+            throw new Refusal(
+              "unsupported_importer",
+              `${importer}:${at === -1 ? 1 : context.source(importer).lineOf(at)} imports ${from} dynamically (import("${dynamic.specifier}")) and mentions ${name}: uses through a dynamic import are not followed, so the rename would leave them broken.`,
+              `In ${importer}, rename its uses of ${name} to ${to} with replace_text (or make the import static), then call this rename again.`
+            )
+          }
+        }
         if (specifiers.size === 0) continue
         if (!isScript(importer)) {
           throw new Refusal(
@@ -309,9 +344,15 @@ export const renameScope = (graph: ImportView, file: string, symbol: string): Re
         const edges = graph
           .importsOf(importer)
           .filter((edge) => edge.resolution._tag === "File" && edge.resolution.path === from)
-        if (!edges.some((edge) => edge.names.includes(symbol) || edge.names.includes("*"))) continue
+        if (!edges.some((edge) => edge.names.includes(symbol) || edge.names.includes("*") || edge.kind === "dynamic")) {
+          continue
+        }
         files.add(importer)
-        if (!seen.has(importer) && edges.some((edge) => edge.kind === "reexport")) {
+        // Re-exported (`export … from`, or imported and then exported by name): its importers too.
+        if (
+          !seen.has(importer) &&
+          (edges.some((edge) => edge.kind === "reexport") || graph.exportNames(importer).includes(symbol))
+        ) {
           seen.add(importer)
           next.push(importer)
         }
@@ -360,6 +401,8 @@ const importerEdits = (
           if (binding === undefined) continue
           checkConflicts(source, binding, to)
           add(bindingEdits(binding, to, "project"))
+          // `import { name } from …` then `export { name }`: the file exports it under the new name too.
+          if (binding.references.some((r) => r.kind === "export")) reexported(name)
         } else {
           add([{ start: specifier.imported.start, end: specifier.imported.end, text: to }])
         }
@@ -380,6 +423,16 @@ const importerEdits = (
         add([{ start: specifier.local.start, end: specifier.local.end, text: to }])
         if (specifier.local.start === specifier.exported.start) reexported(name)
       }
+    } else if (
+      statement.type === "ExportAllDeclaration" &&
+      statement.exported != null &&
+      specifiers.has(statement.source.value)
+    ) {
+      throw new Refusal(
+        "unsupported_importer",
+        `${source.path}:${source.lineOf(statement.start)} re-exports the module as a namespace (export * as ${nameOf(statement.exported)}), and its importers' ${nameOf(statement.exported)}.${name} uses are not followed.`,
+        `Rename by hand (replace_text in each file using ${nameOf(statement.exported)}.${name}; fe_impact lists them), or replace the namespace re-export with named re-exports first.`
+      )
     } else if (
       statement.type === "ExportAllDeclaration" &&
       statement.exported == null &&

@@ -5,9 +5,13 @@
  * interfaces, enums, namespaces), and every identifier that refers to a
  * binding, resolved through the scope chain (hoisting included, shadowing
  * respected). Property keys, member names, labels, JSX attribute names and
- * import/export names are not references. Value and type namespaces are
- * one (a `const X` and a `type X` in the same scope are the same binding,
- * which a rename then renames together).
+ * import/export names are not references. A `const X` and a `type X` in
+ * the same scope are one binding (a rename renames them together), but a
+ * lookup keeps the meanings apart: a type declaration shadows only type
+ * references, a value declaration only value references. A function's
+ * parameters have their own scope between the outer one and the body's (a
+ * default value sees the outer names, not the body's); an enum's members
+ * are a scope of their own.
  *
  * Offsets are oxc's: UTF-16 code units, the JavaScript string's own.
  *
@@ -64,6 +68,8 @@ export interface Occurrence {
   jsx?: Node | undefined
   /** A reference that is a JSX element's name (`<Price />`, `</Price>`). */
   jsxName?: boolean | undefined
+  /** For a reference: whether it names a value or a type (undefined: either, as `export { X }`). */
+  meaning?: "value" | "type" | undefined
 }
 
 /**
@@ -85,11 +91,24 @@ export interface Occurrence {
 export interface Binding {
   readonly name: string
   readonly scope: number
-  readonly kind: "var" | "let" | "const" | "function" | "class" | "param" | "import" | "type" | "enum" | "namespace"
+  readonly kind:
+    | "var"
+    | "let"
+    | "const"
+    | "function"
+    | "class"
+    | "param"
+    | "import"
+    | "type"
+    | "enum"
+    | "enumMember"
+    | "namespace"
   readonly declarations: Array<Occurrence>
   readonly references: Array<Occurrence>
   /** For an import: the module, and the name imported (`default`, `*`, or an export's name). */
   readonly imported?: { readonly module: string; readonly name: string } | undefined
+  /** Every kind of its declarations, when they differ (a `const X` and a `type X`). */
+  kinds?: Set<Binding["kind"]> | undefined
 }
 
 /**
@@ -114,6 +133,8 @@ export interface Scope {
   readonly end: number
   readonly function: boolean
   readonly bindings: Map<string, Binding>
+  /** For a function's parameter scope: the index of its body's scope (a block body). */
+  body?: number | undefined
 }
 
 /**
@@ -135,8 +156,8 @@ export interface Analysis {
   readonly scopes: ReadonlyArray<Scope>
   /** References that resolve to no binding (globals, undeclared names). */
   readonly unresolved: ReadonlyArray<Occurrence>
-  /** The bindings a scope chain lookup finds for `name` from a scope, or undefined. */
-  readonly lookup: (scope: number, name: string) => Binding | undefined
+  /** The binding a scope chain lookup finds for `name` from a scope (of that meaning when given), or undefined. */
+  readonly lookup: (scope: number, name: string, meaning?: "value" | "type") => Binding | undefined
   /** Whether scope `inner` is `outer` or inside it. */
   readonly within: (inner: number, outer: number) => boolean
 }
@@ -182,6 +203,16 @@ const isNode = (value: unknown): value is Node =>
 
 const skippedKeys = new Set(["type", "start", "end", "range", "loc", "parent"])
 
+const valueOnly = new Set<Binding["kind"]>(["var", "let", "const", "function", "param", "enumMember"])
+
+/** Whether a binding (any of its declarations) has a meaning: a type alias or interface is no value, a variable no type. */
+const hasMeaning = (binding: Binding, meaning: "value" | "type"): boolean =>
+  binding.kinds === undefined
+    ? meaning === "value"
+      ? binding.kind !== "type"
+      : !valueOnly.has(binding.kind)
+    : [...binding.kinds].some((kind) => (meaning === "value" ? kind !== "type" : !valueOnly.has(kind)))
+
 /**
  * Analyses a parsed program.
  *
@@ -203,7 +234,7 @@ const skippedKeys = new Set(["type", "start", "end", "range", "loc", "parent"])
  */
 export const analyse = (program: Node): Analysis => {
   const scopes: Array<Scope> = []
-  /** Namespace scopes: the namespace's name, and the names they export. */
+  /** Namespace (and enum) scopes: the namespace's name, and the names they export (an enum's members). */
   const namespaces = new Map<number, { readonly name: string; readonly exported: Set<string> }>()
   const pending: Array<Occurrence> = []
   const unresolved: Array<Occurrence> = []
@@ -228,12 +259,20 @@ export const analyse = (program: Node): Analysis => {
     imported?: Binding["imported"]
   ) => {
     if (id.type !== "Identifier" && id.type !== "JSXIdentifier") return
-    const target = kind === "var" ? functionScopeOf(scope) : scope
+    let target = kind === "var" ? functionScopeOf(scope) : scope
+    // `var x` in a body redeclares the parameter x: the same variable.
+    const parent = scopes[target]!.parent
+    if (kind === "var" && parent >= 0 && scopes[parent]!.body === target && scopes[parent]!.bindings.has(id.name)) {
+      target = parent
+    }
     const bindings = scopes[target]!.bindings
     let binding = bindings.get(id.name)
     if (binding === undefined) {
       binding = { name: id.name, scope: target, kind, declarations: [], references: [], imported }
       bindings.set(id.name, binding)
+    } else if (binding.kind !== kind) {
+      binding.kinds ??= new Set([binding.kind])
+      binding.kinds.add(kind)
     }
     // An identifier's span includes its type annotation (`x: number`) and `?`: the name is its first characters.
     binding.declarations.push({
@@ -245,8 +284,14 @@ export const analyse = (program: Node): Analysis => {
     })
   }
 
-  const reference = (scope: number, id: Node, kind: OccurrenceKind = "plain"): Occurrence => {
+  const reference = (
+    scope: number,
+    id: Node,
+    kind: OccurrenceKind = "plain",
+    meaning: "value" | "type" | "either" = kind === "export" ? "either" : "value"
+  ): Occurrence => {
     const occurrence: Occurrence = { name: id.name, start: id.start, end: id.start + id.name.length, kind, scope }
+    if (meaning !== "either") occurrence.meaning = meaning
     pending.push(occurrence)
     return occurrence
   }
@@ -429,6 +474,7 @@ export const analyse = (program: Node): Analysis => {
         return
       case "RestElement":
         declaredPattern(node.argument, scope)
+        if (node.typeAnnotation) visit(node.typeAnnotation, scope)
         return
     }
   }
@@ -452,16 +498,31 @@ export const analyse = (program: Node): Analysis => {
 
   const functionLike = (node: Node, scope: number) => {
     // A function declaration's name is declared by hoist; an expression's name is its own scope's.
+    // The parameters have a scope of their own: a default value does not see the body's declarations.
     const inner = newScope(scope, node, true)
     if (node.type === "FunctionExpression" && node.id) declare(inner, node.id, "function")
     typeParameters(node, inner)
+    const body = node.body
+    if (isNode(body) && body.type === "BlockStatement") {
+      // Declared before the defaults are visited (a default may refer to another parameter).
+      for (const param of node.params ?? []) {
+        collectPatternNames(param.type === "TSParameterProperty" ? param.parameter : param, (id, shorthand) =>
+          declare(inner, id, "param", shorthand ? "shorthand" : "plain")
+        )
+      }
+      for (const param of node.params ?? []) {
+        declaredPattern(param.type === "TSParameterProperty" ? param.parameter : param, inner)
+        for (const decorator of param.decorators ?? []) visit(decorator, inner)
+      }
+      if (node.returnType) visit(node.returnType, inner)
+      const bodyScope = newScope(inner, body, true)
+      scopes[inner]!.body = bodyScope
+      statements(body.body, bodyScope)
+      return
+    }
     for (const param of node.params ?? []) pattern(param, inner, "param")
     if (node.returnType) visit(node.returnType, inner)
-    const body = node.body
-    if (isNode(body)) {
-      if (body.type === "BlockStatement") statements(body.body, inner)
-      else visit(body, inner)
-    }
+    if (isNode(body)) visit(body, inner)
   }
 
   const classLike = (node: Node, scope: number) => {
@@ -602,9 +663,19 @@ export const analyse = (program: Node): Analysis => {
         } else visit(node.object, scope)
         return
       }
+      case "TSTypeReference":
+      case "TSClassImplements":
+      case "TSInterfaceHeritage": {
+        // A type position: the name (or a qualified name's first part) is looked up among types.
+        const name = node.typeName ?? node.expression
+        if (name?.type === "Identifier") reference(scope, name, "plain", "type")
+        else visit(name, scope)
+        visit(node.typeArguments ?? node.typeParameters, scope)
+        return
+      }
       case "TSQualifiedName":
         if (node.left?.type === "Identifier") {
-          const occurrence = reference(scope, node.left)
+          const occurrence = reference(scope, node.left, "plain", "either")
           occurrence.member = { name: node.right.name, start: node.right.start, end: node.right.end }
         } else visit(node.left, scope)
         return
@@ -637,7 +708,9 @@ export const analyse = (program: Node): Analysis => {
         }
         return
       case "ExportDefaultDeclaration":
-        visit(node.declaration, scope)
+        // `export default Name` may name a value or a type (an interface).
+        if (node.declaration?.type === "Identifier") reference(scope, node.declaration, "plain", "either")
+        else visit(node.declaration, scope)
         return
       case "ExportAllDeclaration":
         return
@@ -654,9 +727,18 @@ export const analyse = (program: Node): Analysis => {
         visit(node.body, inner)
         return
       }
-      case "TSEnumDeclaration":
-        for (const member of node.body?.members ?? node.members ?? []) visit(member.initializer, scope)
+      case "TSEnumDeclaration": {
+        // The members are names inside the enum's body (`bar = foo + 1` refers to the member foo).
+        const members: ReadonlyArray<Node> = node.body?.members ?? node.members ?? []
+        const inner = newScope(scope, node.body ?? node, false)
+        if (node.id?.type === "Identifier") {
+          const names = new Set(members.flatMap((m) => (m.id?.type === "Identifier" ? [m.id.name as string] : [])))
+          namespaces.set(inner, { name: node.id.name, exported: names })
+        }
+        for (const member of members) if (member.id?.type === "Identifier") declare(inner, member.id, "enumMember")
+        for (const member of members) visit(member.initializer, inner)
         return
+      }
       case "TSEnumMember":
         visit(node.initializer, scope)
         return
@@ -750,21 +832,21 @@ export const analyse = (program: Node): Analysis => {
   const module = newScope(-1, program, true)
   visit(program, module)
 
-  const lookup = (scope: number, name: string): Binding | undefined => {
+  const lookup = (scope: number, name: string, meaning?: "value" | "type"): Binding | undefined => {
     let current = scope
     while (current >= 0) {
       const found = scopes[current]!.bindings.get(name)
-      if (found !== undefined) return found
+      if (found !== undefined && (meaning === undefined || hasMeaning(found, meaning))) return found
       current = scopes[current]!.parent
     }
     return undefined
   }
   for (const occurrence of pending) {
-    const binding = lookup(occurrence.scope, occurrence.name)
+    const binding = lookup(occurrence.scope, occurrence.name, occurrence.meaning)
     if (binding === undefined) unresolved.push(occurrence)
     else if (!binding.declarations.some((d) => d.start === occurrence.start)) binding.references.push(occurrence)
   }
-  // A namespace's exports used from outside as `Space.name`: references of the exported binding.
+  // A namespace's exports (an enum's members) used from outside as `Space.name`: references of the exported binding.
   for (const [index, namespace] of namespaces) {
     const binding = lookup(scopes[index]!.parent, namespace.name)
     for (const reference of binding?.references ?? []) {

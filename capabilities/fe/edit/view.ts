@@ -59,6 +59,44 @@ const join = (dir: string, relative: string): string | undefined => {
 }
 
 /**
+ * The project file a relative specifier written in `from` names (extension, `.js` for `.ts`, or `index` added as
+ * module resolution does), among the files `exists` knows; undefined for a package or alias specifier.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import { resolveRelative } from "./capabilities/fe/edit/view.ts"
+ *
+ * resolveRelative("src/app.ts", "./lib/a.js", (path) => path === "src/lib/a.ts") // => "src/lib/a.ts"
+ * ```
+ *
+ * @category helpers
+ * @since 0.4.0
+ */
+export const resolveRelative = (
+  from: string,
+  specifier: string,
+  exists: (path: string) => boolean
+): string | undefined => {
+  if (!specifier.startsWith(".")) return undefined
+  const base = join(from.includes("/") ? from.slice(0, from.lastIndexOf("/")) : "", specifier)
+  if (base === undefined) return undefined
+  return candidates(base).find(exists)
+}
+
+/**
+ * What a view read from a changed file's text: its imports (unresolved) and, once asked, its export names.
+ *
+ * @category models
+ * @since 0.4.0
+ */
+export interface ViewCacheEntry {
+  readonly text: string
+  readonly imports: ReadonlyArray<Omit<ImportEdge, "resolution">>
+  exports: ReadonlyArray<string> | undefined
+}
+
+/**
  * The graph seen through an overlay of changed texts (`text(path)` is the
  * overlay's text, undefined for a file the overlay does not hold, `changed`
  * lists the paths whose text differs from the disk's).
@@ -82,7 +120,9 @@ const join = (dir: string, relative: string): string | undefined => {
 export const viewOf = (
   graph: ImportGraph,
   parse: Parse,
-  changed: ReadonlyMap<string, string | undefined>
+  changed: ReadonlyMap<string, string | undefined>,
+  /** Kept across views (one plan's operations): a changed file's imports and exports by its text, read once. */
+  cache: Map<string, ViewCacheEntry> = new Map()
 ): ImportView => {
   const graphExports = (path: string) =>
     (graph.exportsOf(path) ?? []).map((entry) => (entry.isDefault ? "default" : entry.name))
@@ -100,13 +140,20 @@ export const viewOf = (
     return undefined
   }
   const edges = new Map<string, ReadonlyArray<ImportEdge>>()
+  const entryOf = (path: string, text: string): ViewCacheEntry => {
+    const hit = cache.get(path)
+    if (hit !== undefined && hit.text === text) return hit
+    const entry: ViewCacheEntry = { text, imports: importsOf(parse, path, text).imports, exports: undefined }
+    cache.set(path, entry)
+    return entry
+  }
   for (const [path, text] of changed) {
     if (text === undefined) {
       edges.set(path, [])
       continue
     }
     const before = graph.file(path)?.imports ?? []
-    const read = importsOf(parse, path, text).imports
+    const read = entryOf(path, text).imports
     edges.set(
       path,
       read.map((edge) => {
@@ -122,18 +169,17 @@ export const viewOf = (
     )
   }
   const importsOfPath = (path: string) => edges.get(path) ?? graph.file(path)?.imports ?? []
-  const exportsCache = new Map<string, ReadonlyArray<string>>()
   return {
     importsOf: importsOfPath,
     exportNames: (path) => {
       const text = changed.get(path)
       if (!changed.has(path)) return graphExports(path)
       if (text === undefined) return []
-      const cached = exportsCache.get(path)
-      if (cached !== undefined) return cached
+      const entry = entryOf(path, text)
+      if (entry.exports !== undefined) return entry.exports
       const skeleton = extract(parse, path, text)
-      const names = skeleton.exports.map((entry) => (entry.isDefault ? "default" : entry.name))
-      exportsCache.set(path, names)
+      const names = skeleton.exports.map((e) => (e.isDefault ? "default" : e.name))
+      entry.exports = names
       return names
     },
     importersOf: (path) => {
