@@ -369,6 +369,20 @@ describe("fe_scaffold", () => {
       assert.strictEqual(files(component)["src/components/UserCard/index.ts"], 'export * from "./UserCard"\n')
       assert.strictEqual(component.conventions.layout.value, "folder")
       assert.strictEqual(component.conventions.css.value, "tailwind")
+      // Barrels that name what they re-export get a new one in the same form.
+      const named = writeTree({
+        "package.json": JSON.stringify({ name: "ui", dependencies: { react: "19.0.0" } }),
+        "tsconfig.json": "{}",
+        "src/components/Button/Button.tsx": "export function Button() {\n  return <button>ok</button>\n}\n",
+        "src/components/Button/index.ts": 'export { Button } from "./Button"\n',
+        "src/components/Badge/Badge.tsx": "export function Badge() {\n  return <span>new</span>\n}\n",
+        "src/components/Badge/index.ts": 'export { Badge } from "./Badge"\n'
+      })
+      const namedCard = yield* call(yield* setup(named), { kind: "component", name: "UserCard" })
+      assert.strictEqual(
+        files(namedCard)["src/components/UserCard/index.ts"],
+        'export { UserCard } from "./UserCard"\n'
+      )
 
       const pagesRouter = writeTree({
         "package.json": JSON.stringify({ name: "p", dependencies: { next: "14.2.0", react: "18.3.0" } }),
@@ -628,6 +642,9 @@ describe("fe_scaffold", () => {
       assert.include(errorText(styles), "CSS module")
       yield* refused(client, { kind: "component", name: "Tag", props: [{ name: "Tag" }] }, "invalid_props")
       yield* refused(client, { kind: "util", name: "eval" }, "invalid_name")
+      // React's own key is never passed to a component.
+      const key = yield* refused(client, { kind: "component", name: "Tag", props: [{ name: "key" }] }, "invalid_props")
+      assert.include(errorText(key), "React")
       // The same names are fine where nothing uses them: a prop "styles" without a CSS module.
       const plain = writeTree({
         "package.json": JSON.stringify({ name: "p", dependencies: { react: "19.0.0" } }),

@@ -624,10 +624,17 @@ const planComponent = (context: Context, asPage?: { readonly dir: string; readon
         )
       if (barrels.length > 0) {
         const barrelExt = context.graph.file(`${barrels[0]}/index.ts`) !== undefined ? ".ts" : ".js"
+        // The example barrel's own form: `export { Name } from` names what it re-exports; else `export *`.
+        const exampleBarrel = (yield* context.read(`${barrels[0]}/index${barrelExt}`)) ?? ""
+        const namesExports =
+          /export\s*\{\s*(?!default\b)[A-Za-z_$][\w$]*(?:\s+as\s+[A-Za-z_$][\w$]*)?\s*\}\s*from/.test(exampleBarrel)
+        const specifier = `‹./${stemName}${keepExtensions ? extension.value : ""}›`
         const exported =
           exportStyle.value === "default"
-            ? `export { default } from ‹./${stemName}${keepExtensions ? extension.value : ""}›§\n`
-            : `export * from ‹./${stemName}${keepExtensions ? extension.value : ""}›§\n`
+            ? `export { default } from ${specifier}§\n`
+            : namesExports
+              ? `export { ${name} } from ${specifier}§\n`
+              : `export * from ${specifier}§\n`
         files.push({
           path: joinRelative(folderDir, `index${barrelExt}`),
           content: formatted(exported, format),
@@ -1360,6 +1367,14 @@ export const scaffold = Tool.make("scaffold", {
               ? `The prop name ${JSON.stringify(prop.name)} is a reserved word or a name strict-mode code cannot bind (eval, arguments): the component could not destructure it.`
               : `The prop ${JSON.stringify(prop.name)} with type ${JSON.stringify(type)} is not valid: a prop needs an identifier name and a one-line TypeScript type.`,
             'Call fe_scaffold again with props such as [{ "name": "title", "type": "string" }].'
+          )
+        }
+        if (prop.name === "key") {
+          // React keeps `key` for itself: a component never receives it as a prop (it would always be undefined).
+          return yield* fail(
+            "invalid_props",
+            'The prop name "key" is React\'s own: React uses it to tell list items apart and never passes it to the component.',
+            'Call fe_scaffold again with another name, such as "itemKey" or "id".'
           )
         }
         propSpecs.push({ name: prop.name, type, optional: prop.optional === true })
