@@ -1470,3 +1470,134 @@ describe("fe_surgeon review fixes: scopes", () => {
     })
   )
 })
+
+describe("fe_surgeon move_export: placement, comments, line endings, barrels, cycles", () => {
+  it.effect("a moved const goes before the target's first use of it, after its imports; tsc passes", () =>
+    Effect.gen(function* () {
+      const root = writeProject({
+        "tsconfig.json": tsconfig,
+        "src/a.ts": "export const RATE = 2\n",
+        "src/b.ts": 'import { RATE } from "./a"\n\nexport const DOUBLE = RATE * 2\n'
+      })
+      assert.strictEqual(typecheck(root), "")
+      const fe = yield* client(root)
+      yield* call(fe, { operations: [{ op: "move_export", file: "src/a.ts", symbol: "RATE", to: "src/b.ts" }] })
+      const b = read(root, "src/b.ts")
+      assert.isBelow(b.indexOf("export const RATE = 2"), b.indexOf("export const DOUBLE"))
+      assert.strictEqual(b, "export const RATE = 2\n\nexport const DOUBLE = RATE * 2\n")
+      assert.strictEqual(typecheck(root), "")
+      // After the target's other imports, before a function using it and its comment.
+      writeFileSync(join(root, "src/x.ts"), "export const x = 1\n")
+      writeFileSync(join(root, "src/c.ts"), "export class Box {}\n")
+      writeFileSync(
+        join(root, "src/d.ts"),
+        'import { Box } from "./c"\nimport { x } from "./x"\n// doc\nexport function f() {\n  return new Box()\n}\nexport const b = new Box(), y = x\n'
+      )
+      yield* call(fe, { operations: [{ op: "move_export", file: "src/c.ts", symbol: "Box", to: "src/d.ts" }] })
+      assert.strictEqual(
+        read(root, "src/d.ts"),
+        'import { x } from "./x"\n\nexport class Box {}\n\n// doc\nexport function f() {\n  return new Box()\n}\nexport const b = new Box(), y = x\n'
+      )
+      assert.strictEqual(typecheck(root), "")
+      // A target importing it under another name is refused.
+      writeFileSync(join(root, "src/e.ts"), "export const E = 1\n")
+      writeFileSync(join(root, "src/f.ts"), 'import { E as e } from "./e"\nexport const F = e\n')
+      const aliased = yield* callRaw(fe, {
+        operations: [{ op: "move_export", file: "src/e.ts", symbol: "E", to: "src/f.ts" }]
+      })
+      assert.isTrue(aliased.isError)
+      assert.match(errorText(aliased), /imports E from src\/e\.ts as e/)
+    })
+  )
+
+  it.effect("a trailing comment of the line before stays; the line before keeps its newline", () =>
+    Effect.gen(function* () {
+      const root = writeProject({
+        "tsconfig.json": tsconfig,
+        "src/a.ts": "export const qux = 1 // note\n\n// Doubles.\nexport function bar() {\n  return qux\n}\n"
+      })
+      const fe = yield* client(root)
+      yield* call(fe, { operations: [{ op: "move_export", file: "src/a.ts", symbol: "bar", to: "src/b.ts" }] })
+      assert.strictEqual(read(root, "src/a.ts"), "export const qux = 1 // note\n")
+      assert.strictEqual(
+        read(root, "src/b.ts"),
+        'import { qux } from "./a"\n\n// Doubles.\nexport function bar() {\n  return qux\n}\n'
+      )
+      assert.strictEqual(typecheck(root), "")
+    })
+  )
+
+  it.effect("a declaration from a CRLF file moved into an LF file gets LF line endings", () =>
+    Effect.gen(function* () {
+      const root = writeProject({
+        "tsconfig.json": tsconfig,
+        "src/a.ts": "export const keep = 1\r\n\r\nexport function twice(n: number) {\r\n  return n * 2\r\n}\r\n",
+        "src/b.ts": "export const other = 1\n"
+      })
+      const fe = yield* client(root)
+      yield* call(fe, { operations: [{ op: "move_export", file: "src/a.ts", symbol: "twice", to: "src/b.ts" }] })
+      assert.strictEqual(
+        read(root, "src/b.ts"),
+        "export const other = 1\n\nexport function twice(n: number) {\n  return n * 2\n}\n"
+      )
+      assert.strictEqual(read(root, "src/a.ts"), "export const keep = 1\r\n")
+      assert.strictEqual(typecheck(root), "")
+    })
+  )
+
+  it.effect("a barrel re-exporting the name explicitly and by export * gets no second re-export; tsc passes", () =>
+    Effect.gen(function* () {
+      const root = writeProject({
+        "tsconfig.json": tsconfig,
+        "src/a.ts": "export const price = 1\nexport const other = 2\n",
+        "src/index.ts": 'export { price } from "./a"\nexport * from "./a"\n',
+        "src/use.ts": 'import { price, other } from "./index"\nexport const total = price + other\n'
+      })
+      assert.strictEqual(typecheck(root), "")
+      const fe = yield* client(root)
+      yield* call(fe, {
+        operations: [{ op: "move_export", file: "src/a.ts", symbol: "price", to: "src/lib/price.ts" }]
+      })
+      assert.strictEqual(read(root, "src/index.ts"), 'export { price } from "./lib/price"\nexport * from "./a"\n')
+      assert.strictEqual(typecheck(root), "")
+    })
+  )
+
+  it.effect("refuses a move after which the target reads the source while loading and the source the target", () =>
+    Effect.gen(function* () {
+      const root = writeProject({
+        "tsconfig.json": tsconfig,
+        "src/a.ts": 'import { K } from "./y"\nexport const B = 5 + K\nexport const A = B * 2\n',
+        "src/y.ts": "export const K = 1\n"
+      })
+      const before = snapshot(root)
+      const fe = yield* client(root)
+      const refused = yield* callRaw(fe, {
+        operations: [{ op: "move_export", file: "src/a.ts", symbol: "A", to: "src/y.ts" }]
+      })
+      assert.isTrue(refused.isError)
+      assert.match(errorText(refused), /import_cycle|import each other/)
+      assert.match(errorText(refused), /src\/a\.ts:2 reads K/)
+      assert.deepStrictEqual(snapshot(root), before)
+      // Only a function reads K: no load-time read of y by a, so the move goes through, with a warning.
+      writeFileSync(
+        join(root, "src/a.ts"),
+        'import { K } from "./y"\nexport const B = () => 5 + K\nexport const A = B\n'
+      )
+      const moved = yield* call(fe, {
+        operations: [{ op: "move_export", file: "src/a.ts", symbol: "A", to: "src/y.ts" }]
+      })
+      assert.isTrue(moved.applied)
+      assert.match(moved.operations[0].summary, /Warning: src\/a\.ts and src\/y\.ts now import each other/)
+      assert.strictEqual(typecheck(root), "")
+      // The target's own code reading the old file while loading, the old file reading the moved one.
+      writeFileSync(join(root, "src/g.ts"), 'import { H } from "./h"\nexport const use = 1\nexport const G = use + 1\n')
+      writeFileSync(join(root, "src/h.ts"), 'import { G } from "./g"\nexport const H = 1\nexport const J = G\n')
+      const own = yield* callRaw(fe, {
+        operations: [{ op: "move_export", file: "src/g.ts", symbol: "use", to: "src/h.ts" }]
+      })
+      assert.isTrue(own.isError)
+      assert.match(errorText(own), /src\/h\.ts:3 reads G of src\/g\.ts, and src\/g\.ts:3 reads use/)
+    })
+  )
+})

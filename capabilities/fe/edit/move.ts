@@ -12,7 +12,7 @@ import * as Path from "node:path"
 import type { ImportView } from "./view.ts"
 import { addImportEdits, removeImportEdits } from "./imports.ts"
 import { isScript } from "./rename.ts"
-import type { Binding } from "./scope.ts"
+import type { Binding, Occurrence, Scope } from "./scope.ts"
 import {
   allExportNames,
   applyEdits,
@@ -101,13 +101,18 @@ export const specifierFor = (importer: string, previous: string, old: string, ta
   return stem(relative) + js
 }
 
-/** The comments just before a statement (only whitespace between), for moving them with it. */
+/**
+ * The comments just before a statement (only whitespace between), for moving them with it: only those that start a
+ * line (a trailing comment of the line before belongs to that line).
+ */
 const leadingStart = (source: Source, statement: Node): number => {
   let start = statement.start
   const comments = [...source.comments].sort((a, b) => b.start - a.start)
   for (const comment of comments) {
     if (comment.end > start) continue
     if (source.text.slice(comment.end, start).trim() !== "") break
+    const lineStart = startOfLine(source.text, comment.start)
+    if (lineStart === comment.start && comment.start > 0 && source.text[comment.start - 1] !== "\n") break
     start = comment.start
   }
   return startOfLine(source.text, start)
@@ -194,10 +199,19 @@ export const moveExport = (
   const moduleBindings = source.analysis.scopes[0]!.bindings
   const own = moduleBindings.get(symbol)!
   const start = leadingStart(source, statement)
+  let removeStart = start
   let end = endOfLine(source.text, statement.end)
   // No double blank line left behind: a blank line after it goes when one (or the file's start) is before it.
   const blankBefore = start === 0 || /\r?\n\r?\n$/.test(source.text.slice(Math.max(0, start - 4), start))
   if (blankBefore && end !== statement.end) end = endOfLine(source.text, end)
+  if (source.text.slice(end).trim() === "") {
+    // The last statement: the blank lines before it go too, the line before keeps its line break.
+    let last = start
+    while (last > 0 && /\s/.test(source.text[last - 1]!)) last--
+    const lineBreak = source.text.indexOf("\n", last)
+    if (last > 0 && lineBreak !== -1 && lineBreak < start) removeStart = lineBreak + 1
+    end = source.text.length
+  }
   const inside = (offset: number) => offset >= statement.start && offset < statement.end
   // What the declaration uses from the file's top level.
   const dependencies: Array<Dependency> = []
@@ -216,7 +230,9 @@ export const moveExport = (
   // The target: refuse a conflict, else its text grows by the declaration.
   const targetText = context.text(to)
   const eol = eolOf(oldText)
-  const moved = oldText.slice(start, end).replace(/\s*$/, "") + eol
+  // The target's line ending (for a new file, or one without a line break: the source's).
+  const targetEol = targetText !== undefined && targetText.includes("\n") ? eolOf(targetText) : eol
+  const moved = oldText.slice(start, end).replace(/\s*$/, "").replace(/\r?\n/g, targetEol) + targetEol
   let newText: string
   if (targetText !== undefined) {
     const target = context.parse(to, targetText)
@@ -228,15 +244,44 @@ export const moveExport = (
         "Rename one of them first (rename), or move it to another file."
       )
     }
+    const fromOld = (module: string) =>
+      context.graph
+        .importsOf(to)
+        .some((edge) => edge.specifier === module && edge.resolution._tag === "File" && edge.resolution.path === file)
+    const alias = [...target.analysis.scopes[0]!.bindings.values()].find(
+      (b) => b.imported?.name === symbol && b.name !== symbol && fromOld(b.imported.module)
+    )
+    if (alias !== undefined) {
+      throw new Refusal(
+        "aliased_import",
+        `${to} imports ${symbol} from ${file} as ${alias.name} (line ${target.lineOf(alias.declarations[0]?.start ?? 0)}), which the move cannot rewrite into a declaration of ${symbol}.`,
+        `Import it as ${symbol} in ${to} first (replace_text on the import and ${alias.name}'s uses), then move it.`
+      )
+    }
     let base = targetText
     if (clash !== undefined) {
       // The target imported it from the old file: that import goes.
-      base = applyEdits(targetText, removeImportEdits(target, clash.imported!.module, [symbol]).edits)
+      base = applyEdits(targetText, removeImportEdits(target, clash.imported!.module, [symbol]).edits).replace(
+        /^(?:\r?\n)+/,
+        ""
+      )
     }
-    newText = base.length === 0 ? moved : `${base.replace(/\s*$/, "")}${eol}${eol}${moved}`
+    // Before the first top-level statement that uses it (a const or class read before its declaration throws),
+    // which comes after the imports; at the end when none does.
+    const parsedBase = context.parse(to, base)
+    const uses = parsedBase.analysis.unresolved.filter((occurrence) => occurrence.name === symbol)
+    const user = (parsedBase.program.body as ReadonlyArray<Node>).find(
+      (s) => s.type !== "ImportDeclaration" && uses.some((use) => use.start >= s.start && use.start < s.end)
+    )
+    if (user !== undefined) {
+      const at = leadingStart(parsedBase, user)
+      // A blank line before it, unless the file's start or a blank line is there.
+      const before = at === 0 || /\n[ \t]*\r?\n$/.test(base.slice(0, at)) ? "" : targetEol
+      newText = `${base.slice(0, at)}${before}${moved}${targetEol}${base.slice(at)}`
+    } else newText = base.trim().length === 0 ? moved : `${base.replace(/\s*$/, "")}${targetEol}${targetEol}${moved}`
   } else newText = moved
   // Old file: the declaration leaves; locals it uses get exported; imports only it used go.
-  const oldEdits: Array<Edit> = [{ start, end, text: "" }]
+  const oldEdits: Array<Edit> = [{ start: removeStart, end, text: "" }]
   const localImports: Array<string> = []
   for (const dependency of dependencies) {
     const binding = dependency.binding
@@ -306,8 +351,8 @@ export const moveExport = (
       const last = importsOf(target).at(-1)
       newText =
         last === undefined
-          ? `${line}${eol}${newText}`
-          : `${newText.slice(0, last.end)}${eol}${line}${newText.slice(last.end)}`
+          ? `${line}${targetEol}${newText}`
+          : `${newText.slice(0, last.end)}${targetEol}${line}${newText.slice(last.end)}`
       continue
     }
     const target = context.parse(to, newText)
@@ -331,7 +376,9 @@ export const moveExport = (
     const lastImport = importsOf(context.parse(to, newText)).at(-1)
     if (lastImport !== undefined) {
       const after = endOfLine(newText, lastImport.end)
-      if (!newText.startsWith(eol, after)) newText = `${newText.slice(0, after)}${eol}${newText.slice(after)}`
+      if (!newText.startsWith(targetEol, after)) {
+        newText = `${newText.slice(0, after)}${targetEol}${newText.slice(after)}`
+      }
     }
   }
   const texts = new Map<string, string>([
@@ -383,29 +430,67 @@ export const moveExport = (
       .importsOf(file)
       .some((edge) => edge.resolution._tag === "File" && edge.resolution.path === to && !edge.typeOnly)
   const valueLocals = dependencies.filter((d) => d.binding.imported === undefined && !d.typeOnly)
-  let cycle: string | undefined
-  if (oldImportsNew && valueLocals.length > 0) {
-    // Refused when the moved initializer reads a value of the old file while it loads, and the old file reads the
-    // moved one while it loads: whichever file loads first, the other's value is read before it is initialized.
-    const { scopes } = source.analysis
-    const atLoad = (occurrence: { readonly scope: number; readonly meaning?: "value" | "type" | undefined }) => {
-      if (occurrence.meaning === "type") return false
+  // Refused when, after the move, the target reads a value of the old file while it loads (the moved declaration,
+  // or the target's own code) and the old file reads a value of the target while it loads (the moved one, or what it
+  // imported from the target already): whichever file loads first, the other's value is read before it is
+  // initialized.
+  const atLoadIn =
+    (scopes: ReadonlyArray<Scope>) =>
+    (occurrence: Occurrence): boolean => {
+      if (occurrence.meaning === "type" || occurrence.kind === "export") return false
       for (let current = occurrence.scope; current > 0; current = scopes[current]!.parent) {
         if (scopes[current]!.function) return false
       }
       return true
     }
-    if (statement.declaration.type === "VariableDeclaration") {
-      const read = valueLocals.find((d) => d.binding.references.some((r) => inside(r.start) && atLoad(r)))
-      const back = own.references.find((r) => !inside(r.start) && atLoad(r))
-      if (read !== undefined && back !== undefined) {
-        throw new Refusal(
-          "import_cycle",
-          `Moving ${symbol} to ${to} would make ${file} and ${to} import each other, both reading the other's value while loading: ${symbol}'s initializer reads ${read.binding.name} of ${file}, and ${file}:${source.lineOf(back.start)} reads ${symbol}. Whichever loads first, the other throws "Cannot access '…' before initialization".`,
-          `Move ${read.binding.name} to ${to} too (move_export it first, in the same call), or move both to a third file.`
-        )
+  const atLoad = atLoadIn(source.analysis.scopes)
+  const read = valueLocals.find((d) => d.binding.references.some((r) => inside(r.start) && atLoad(r)))
+  let targetReads =
+    read === undefined
+      ? undefined
+      : `${symbol}'s ${statement.declaration.type === "VariableDeclaration" ? "initializer" : "declaration"} reads ${read.binding.name} of ${file}`
+  if (targetReads === undefined && targetText !== undefined) {
+    const target = context.parse(to, targetText)
+    const fromOld = new Set(
+      context.graph
+        .importsOf(to)
+        .filter((edge) => edge.resolution._tag === "File" && edge.resolution.path === file)
+        .map((edge) => edge.specifier)
+    )
+    const targetAtLoad = atLoadIn(target.analysis.scopes)
+    for (const binding of target.analysis.scopes[0]!.bindings.values()) {
+      if (binding.imported === undefined || binding.imported.name === symbol || !fromOld.has(binding.imported.module))
+        continue
+      const use = binding.references.find(targetAtLoad)
+      if (use !== undefined) {
+        targetReads = `${to}:${target.lineOf(use.start)} reads ${binding.name} of ${file}`
+        break
       }
     }
+  }
+  const back = own.references.find((r) => !inside(r.start) && atLoad(r))
+  let oldReads = back === undefined ? undefined : `${file}:${source.lineOf(back.start)} reads ${symbol}`
+  if (oldReads === undefined && targetReads !== undefined) {
+    for (const binding of moduleBindings.values()) {
+      if (binding.imported === undefined || !resolvesTo(binding.imported.module, to)) continue
+      const use = binding.references.find((r) => !inside(r.start) && atLoad(r))
+      if (use !== undefined) {
+        oldReads = `${file}:${source.lineOf(use.start)} reads ${binding.name} of ${to}`
+        break
+      }
+    }
+  }
+  if (targetReads !== undefined && oldReads !== undefined) {
+    throw new Refusal(
+      "import_cycle",
+      `Moving ${symbol} to ${to} would make ${file} and ${to} import each other, both reading the other's value while loading: ${targetReads}, and ${oldReads}. Whichever loads first, the other throws "Cannot access '…' before initialization".`,
+      read !== undefined
+        ? `Move ${read.binding.name} to ${to} too (move_export it first, in the same call), or move both to a third file.`
+        : `Move ${symbol} to a third file, or first move what ${file} and ${to} read of each other into one of them.`
+    )
+  }
+  let cycle: string | undefined
+  if (oldImportsNew && valueLocals.length > 0) {
     cycle = `${file} and ${to} now import each other (${symbol} uses ${valueLocals.map((d) => d.binding.name).join(", ")} of ${file}): a cycle can throw at run time ("Cannot access … before initialization") when a top-level initializer reads the other file's value; consider moving ${valueLocals.map((d) => d.binding.name).join(", ")} too.`
   }
   return { texts, created: targetText === undefined, importers, ...(cycle !== undefined ? { cycle } : {}) }
@@ -477,7 +562,9 @@ const rewriteImporter = (
       statement.type === "ExportAllDeclaration" &&
       statement.exported == null &&
       specifiers.has(statement.source.value) &&
-      importer !== to
+      importer !== to &&
+      // An explicit export of the name (re-pointed above) wins over export *: no second one.
+      !allExportNames(source).has(symbol)
     ) {
       const module = specifierFor(importer, statement.source.value, old, to)
       edits.push({
