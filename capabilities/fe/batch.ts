@@ -12,8 +12,7 @@ import type { CommandRunner } from "../../src/CommandRunner.ts"
 import { Progress } from "../../src/Progress.ts"
 import * as Task from "../../src/Task.ts"
 import * as Tool from "../../src/Tool.ts"
-import type { Workspace, WorkspaceError } from "../../src/Workspace.ts"
-import { toToolError } from "../workspace/errors.ts"
+import type { Workspace } from "../../src/Workspace.ts"
 import { plan, SurgeonOperation } from "./edit/plan.ts"
 import { FeGraph } from "./graph/cache.ts"
 import { isTestFile } from "./impact.ts"
@@ -286,7 +285,7 @@ export const makeBatch = (
         const planned = yield* plan(operations)
         const prepared = yield* Transaction.prepare(planned.changes, {
           maxOperations: Math.max(Transaction.defaultMaxOperations, planned.changes.length)
-        }).pipe(Effect.mapError(transactionError))
+        }).pipe(Effect.mapError((error) => Transaction.toToolError(error, "fe_batch")))
         // Bounded: a change of hundreds of files still gets an answer (the diffs that fit, the others counted).
         const shown = Transaction.boundedDiffs(prepared.files)
         const files = shown.files
@@ -362,7 +361,9 @@ export const makeBatch = (
             yield* progress.report({ progress: 0, total: 3, message: "verify before the change" })
             const before = yield* check
             yield* progress.report({ progress: 1, total: 3, message: `writing ${plural(files.length, "file")}` })
-            const committed = yield* Transaction.commit(prepared).pipe(Effect.mapError(transactionError))
+            const committed = yield* Transaction.commit(prepared).pipe(
+              Effect.mapError((error) => Transaction.toToolError(error, "fe_batch"))
+            )
             yield* progress.report({ progress: 2, total: 3, message: "verify after the change" })
             // Cancelled while checking: the files go back to what they were, so a cancelled batch changed nothing.
             const after = yield* check.pipe(Effect.onInterrupt(() => Effect.ignore(committed.rollback)))
@@ -428,16 +429,3 @@ export const makeBatch = (
     )
   )
 }
-
-const transactionError = (
-  error: Transaction.TransactionRefused | Transaction.CommitFailed | WorkspaceError
-): Tool.ToolError =>
-  error._tag === "TransactionRefused"
-    ? new Tool.ToolError({
-        message: error.message,
-        code: `transaction_${error.reason}`,
-        suggestion: error.suggestion
-      })
-    : error._tag === "CommitFailed"
-      ? new Tool.ToolError({ message: error.message, code: "commit_failed", suggestion: error.suggestion })
-      : toToolError(error)

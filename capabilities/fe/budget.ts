@@ -15,7 +15,7 @@ import { Workspace } from "../../src/Workspace.ts"
 import { rank, type Ranked, termsOf } from "./budget/rank.ts"
 import { FeGraph } from "./graph/cache.ts"
 import { componentExtensions, extractComponent } from "./skeleton/components.ts"
-import { extract, type FileSkeleton, loadParser, type Parse } from "./skeleton/extract.ts"
+import { extract, type FileSkeleton, loadParserForTool, type Parse } from "./skeleton/extract.ts"
 import { estimateTokens, renderFile } from "./skeleton/render.ts"
 
 /**
@@ -232,16 +232,7 @@ export const budget = Tool.make("budget", {
       const snapshot = yield* Effect.flatMap(Effect.service(FeGraph), (cache) => cache.current)
       const graph = snapshot.graph
       const workspace = yield* Workspace
-      const parse = yield* loadParser.pipe(
-        Effect.mapError(
-          (error) =>
-            new Tool.ToolError({
-              message: error.message,
-              code: "parser_unavailable",
-              suggestion: "Reinstall the server's dependencies (oxc-parser ships a native binding per platform)."
-            })
-        )
-      )
+      const parse = yield* loadParserForTool
       const ranking = rank(graph, termsOf(task))
       const best = ranking.ranked[0]?.score ?? 0
       const files = graph.files().length

@@ -21,7 +21,7 @@ import { type ApiDiff, diffApi, type FileApi, fileApi, isApiSource } from "./dif
 import { type Change, type ChangeStatus, makeGit } from "./diff/git.ts"
 import { FeGraph } from "./graph/cache.ts"
 import type { ImportGraph } from "./graph/graph.ts"
-import { loadParser, type Parse } from "./skeleton/extract.ts"
+import { loadParserForTool, type Parse } from "./skeleton/extract.ts"
 import { estimateTokens } from "./skeleton/render.ts"
 import { skippedDirs } from "./skeleton.ts"
 
@@ -667,10 +667,7 @@ export const diff = Tool.make("diff", {
         }
       })
 
-      const parse = yield* Effect.mapError(
-        loadParser,
-        (error) => new Tool.ToolError({ message: error.message, code: "parser_unavailable" })
-      )
+      const parse = yield* loadParserForTool
       const compared = pairs
         .map((p) => compare(parse, p.change, p.before, p.after))
         .filter((c): c is Compared => c !== undefined)

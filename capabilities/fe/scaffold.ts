@@ -44,9 +44,9 @@ import {
   testTemplate,
   utilTemplate
 } from "./scaffold/render.ts"
-import { extract, loadParser, type Parse } from "./skeleton/extract.ts"
+import { extract, loadParserForTool, type Parse } from "./skeleton/extract.ts"
 import { FeState } from "./state.ts"
-import { commit, prepare } from "./transaction.ts"
+import { commit, prepare, toToolError } from "./transaction.ts"
 
 /**
  * The kinds `fe_scaffold` makes.
@@ -1391,15 +1391,7 @@ export const scaffold = Tool.make("scaffold", {
       const routeIssue = kind === "page" ? nameProblem(kind, name, project.framework) : undefined
       if (routeIssue !== undefined) return yield* fail("invalid_name", routeIssue.message, routeIssue.suggestion)
       const snapshot = yield* Effect.flatMap(Effect.service(FeGraph), (cache) => cache.current)
-      const parse = yield* Effect.mapError(
-        loadParser,
-        (error) =>
-          new Tool.ToolError({
-            code: "parser_unavailable",
-            message: error.message,
-            suggestion: "Reinstall the server's dependencies (oxc-parser)."
-          })
-      )
+      const parse = yield* loadParserForTool
       let target: string | undefined
       let targetIsFile = false
       let targetExists = false
@@ -1496,18 +1488,9 @@ export const scaffold = Tool.make("scaffold", {
       let written = false
       if (write) {
         const prepared = yield* prepare(planned.files.map((file) => ({ path: file.path, create: file.content }))).pipe(
-          Effect.mapError((error) =>
-            error._tag === "TransactionRefused"
-              ? new Tool.ToolError({ code: error.reason, message: error.message, suggestion: error.suggestion })
-              : new Tool.ToolError({ code: "workspace", message: error.message, suggestion: error.suggestion })
-          )
+          Effect.mapError((error) => toToolError(error, "fe_scaffold"))
         )
-        yield* commit(prepared).pipe(
-          Effect.mapError(
-            (error) =>
-              new Tool.ToolError({ code: "commit_failed", message: error.message, suggestion: error.suggestion })
-          )
-        )
+        yield* commit(prepared).pipe(Effect.mapError((error) => toToolError(error, "fe_scaffold")))
         written = true
       }
       const after = planned.next ?? `Call fe_verify with files ${JSON.stringify(codePaths)} to typecheck and lint them.`

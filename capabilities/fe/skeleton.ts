@@ -12,7 +12,7 @@ import * as Tool from "../../src/Tool.ts"
 import { type FileEntry, Workspace } from "../../src/Workspace.ts"
 import { mapWorkspaceError } from "../workspace/errors.ts"
 import { componentExtensions, extractComponent } from "./skeleton/components.ts"
-import { extract, type FileSkeleton, loadParser } from "./skeleton/extract.ts"
+import { extract, type FileSkeleton, loadParserForTool } from "./skeleton/extract.ts"
 import { renderMap } from "./skeleton/render.ts"
 import { FeState } from "./state.ts"
 
@@ -198,16 +198,7 @@ export const skeleton = Tool.make("skeleton", {
     Effect.fnUntraced(function* ({ budget = budgets.default, maxFiles = 5000, path = "" }) {
       const workspace = yield* Workspace
       const state = yield* FeState
-      const parse = yield* loadParser.pipe(
-        Effect.mapError(
-          (error) =>
-            new Tool.ToolError({
-              message: error.message,
-              code: "parser_unavailable",
-              suggestion: "Reinstall the server's dependencies (oxc-parser ships a native binding per platform)."
-            })
-        )
-      )
+      const parse = yield* loadParserForTool
       const start = yield* mapWorkspaceError(workspace.stat(path === "" ? "." : path))
       // One walk (a file maps itself): .gitignore and the deny list as the workspace applies them, and the usual
       // dependency and build directories never entered, at any depth, even where no .gitignore names them.

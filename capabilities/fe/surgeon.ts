@@ -12,9 +12,8 @@
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import * as Tool from "../../src/Tool.ts"
-import { toToolError } from "../workspace/errors.ts"
 import { plan, SurgeonOperation } from "./edit/plan.ts"
-import { boundedDiffs, commit, maxDiffChars, prepare } from "./transaction.ts"
+import { boundedDiffs, commit, maxDiffChars, prepare, toToolError } from "./transaction.ts"
 
 /**
  * The most operations one call takes.
@@ -127,34 +126,10 @@ export const surgeon = Tool.make("surgeon", {
     Effect.fnUntraced(function* ({ dryRun = false, operations }) {
       const planned = yield* plan(operations)
       const prepared = yield* prepare(planned.changes, { maxOperations: maxSurgeonFiles }).pipe(
-        Effect.mapError((refused) =>
-          refused._tag !== "TransactionRefused"
-            ? toToolError(refused)
-            : new Tool.ToolError({
-                message: refused.message,
-                code: refused.reason === "stale" ? "stale" : `refused:${refused.reason}`,
-                suggestion:
-                  refused.reason === "stale"
-                    ? `${refused.path ?? "A file"} changed while the edit was computed: call fe_surgeon again (it reads the files again).`
-                    : refused.reason === "too_many"
-                      ? `The operations change ${planned.changes.length} files; at most ${maxSurgeonFiles} in one call. Split them into several calls.`
-                      : refused.suggestion
-              })
-        )
+        Effect.mapError((error) => toToolError(error, "fe_surgeon"))
       )
       if (!dryRun && prepared.files.length > 0) {
-        yield* commit(prepared).pipe(
-          Effect.mapError(
-            (failed) =>
-              new Tool.ToolError({
-                message: failed.message,
-                code: "commit_failed",
-                suggestion: failed.message.includes("changed since")
-                  ? "A file changed while it was being written: read it again and call fe_surgeon again."
-                  : failed.suggestion
-              })
-          )
-        )
+        yield* commit(prepared).pipe(Effect.mapError((error) => toToolError(error, "fe_surgeon")))
       }
       const bounded = boundedDiffs(prepared.files, maxDiffChars)
       const files = bounded.files

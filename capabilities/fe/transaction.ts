@@ -23,7 +23,9 @@ import type * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Schema from "effect/Schema"
+import * as Tool from "../../src/Tool.ts"
 import { type BytesResult, Workspace, type WorkspaceError } from "../../src/Workspace.ts"
+import { toToolError as workspaceToolError } from "../workspace/errors.ts"
 
 // ---- inputs ----
 
@@ -341,6 +343,47 @@ export interface Prepared {
 export interface Committed {
   readonly files: ReadonlyArray<PreparedFile>
   readonly rollback: Effect.Effect<void, RollbackFailed>
+}
+
+/**
+ * A transaction's failure as a tool's error: a refusal is its reason as the
+ * code (`stale`, `exists`, `too_many`…; a stale file says to call `tool`
+ * again, which reads the files again), a failed write `commit_failed`, and a
+ * workspace refusal the workspace's own code (`path_rejected:…`, `not_found`).
+ *
+ * **Example**
+ *
+ * ```ts
+ * import * as Effect from "effect/Effect"
+ * import { prepare, toToolError } from "./capabilities/fe/transaction.ts"
+ *
+ * const checked = prepare([{ path: "a.txt", content: "new\n" }]).pipe(
+ *   Effect.mapError((error) => toToolError(error, "fe_surgeon"))
+ * )
+ * ```
+ *
+ * @category errors
+ * @since 0.4.0
+ */
+export const toToolError = (
+  error: TransactionRefused | CommitFailed | WorkspaceError,
+  tool: string
+): Tool.ToolError => {
+  switch (error._tag) {
+    case "TransactionRefused":
+      return new Tool.ToolError({
+        message: error.message,
+        code: error.reason,
+        suggestion:
+          error.reason === "stale"
+            ? `${error.path ?? "A file"} changed while the change was computed: call ${tool} again (it reads the files again).`
+            : error.suggestion
+      })
+    case "CommitFailed":
+      return new Tool.ToolError({ message: error.message, code: "commit_failed", suggestion: error.suggestion })
+    default:
+      return workspaceToolError(error)
+  }
 }
 
 // ---- helpers ----

@@ -6,7 +6,7 @@
  *
  * @since 0.4.0
  */
-import type { ImportGraph } from "../graph/graph.ts"
+import { type ImportGraph, parsedExtensions } from "../graph/graph.ts"
 import { isTestFile } from "../impact.ts"
 
 /**
@@ -149,22 +149,8 @@ const stopWords = new Set(
   ).split(" ")
 )
 
-const extensions = [
-  ".ts",
-  ".tsx",
-  ".mts",
-  ".cts",
-  ".js",
-  ".jsx",
-  ".mjs",
-  ".cjs",
-  ".vue",
-  ".svelte",
-  ".astro",
-  ".css",
-  ".scss",
-  ".json"
-]
+// What a task may name as a file: the sources the graph parses, and the files they import (stylesheets, JSON).
+const extensions = [...parsedExtensions, ".css", ".scss", ".json"]
 
 const isIdentifierStart = (c: string): boolean =>
   (c >= "a" && c <= "z") || (c >= "A" && c <= "Z") || c === "_" || c === "$"

@@ -20,7 +20,7 @@ import { computedSteps } from "../diagnosis/id.ts"
 import type { FixStep } from "../diagnosis/model.ts"
 import { FeGraph } from "../graph/cache.ts"
 import type { ImportGraph } from "../graph/graph.ts"
-import { loadParser, type Parse } from "../skeleton/extract.ts"
+import { loadParserForTool, type Parse } from "../skeleton/extract.ts"
 import { FeState } from "../state.ts"
 import { type FileChange, fingerprintOf, lineMap } from "../transaction.ts"
 import { hookDependencyEdits, jsxAttributeEdits, parameterEdits, propEdits } from "./functions.ts"
@@ -269,16 +269,7 @@ export const plan = (
     const workspace = yield* Workspace
     const graphService = yield* FeGraph
     const state = yield* FeState
-    const parseOnce = yield* loadParser.pipe(
-      Effect.mapError(
-        (error) =>
-          new Tool.ToolError({
-            message: error.message,
-            code: "parser_unavailable",
-            suggestion: "Reinstall the server's dependencies (oxc-parser)."
-          })
-      )
-    )
+    const parseOnce = yield* loadParserForTool
     // One parse per file text: the edit (parseSource), the import view (imports, exports) and the dynamic imports
     // of a file an operation changed all read the same text — the last parse of each file is kept.
     const lastParse = new Map<string, { readonly text: string; readonly result: ReturnType<Parse> }>()

@@ -16,11 +16,11 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as SynchronizedRef from "effect/SynchronizedRef"
-import * as Tool from "../../../src/Tool.ts"
+import type * as Tool from "../../../src/Tool.ts"
 import { Workspace } from "../../../src/Workspace.ts"
 import { parseJsonc } from "../jsonc.ts"
 import { listProjectFiles, maxFileBytes } from "../skeleton.ts"
-import { loadParser, type Parse } from "../skeleton/extract.ts"
+import { loadParserForTool, type Parse } from "../skeleton/extract.ts"
 import { ImportGraph, type ListedFile, parsedExtensions } from "./graph.ts"
 import { defaultConfig, type PackageInfo, readPackageInfo, readResolverConfig, type ResolverConfig } from "./resolve.ts"
 
@@ -226,16 +226,7 @@ export const layer: Layer.Layer<FeGraph, never, Workspace> = Layer.effect(
     const refresh = (cached: Cached | undefined) =>
       Effect.gen(function* () {
         const started = performance.now()
-        const parse = yield* loadParser.pipe(
-          Effect.mapError(
-            (error) =>
-              new Tool.ToolError({
-                message: error.message,
-                code: "parser_unavailable",
-                suggestion: "Reinstall the server's dependencies (oxc-parser ships a native binding per platform)."
-              })
-          )
-        )
+        const parse = yield* loadParserForTool
         const { files, limited } = yield* listAll
         const paths = new Set(files.map((f) => f.path))
         const manifests = manifestsOf(paths)

@@ -15,6 +15,7 @@
  * @since 0.1.0
  */
 import * as Effect from "effect/Effect"
+import * as Tool from "../../../src/Tool.ts"
 
 /**
  * The kinds of export the skeleton names.
@@ -149,6 +150,33 @@ export const loadParser: Effect.Effect<Parse, Error> = Effect.suspend(() =>
           return parser
         })
       )
+)
+
+/**
+ * {@link loadParser} for a tool's handler: a parser that cannot be loaded is
+ * the tool's error `parser_unavailable`, saying how to fix it.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import * as Effect from "effect/Effect"
+ * import { loadParserForTool } from "./capabilities/fe/skeleton/extract.ts"
+ *
+ * const count = Effect.map(loadParserForTool, (parse) => parse("a.ts", "export {}").program.body.length)
+ * // Effect<number, ToolError>
+ * ```
+ *
+ * @category parsing
+ * @since 0.4.0
+ */
+export const loadParserForTool: Effect.Effect<Parse, Tool.ToolError> = Effect.mapError(
+  loadParser,
+  (error) =>
+    new Tool.ToolError({
+      message: error.message,
+      code: "parser_unavailable",
+      suggestion: "Reinstall the server's dependencies (oxc-parser ships a native binding per platform)."
+    })
 )
 
 // -- printing nodes on one line --------------------------------------------------
