@@ -47,6 +47,17 @@
  * are cancelled. A POST dropped before anything was sent on it is cancelled
  * at once. The core interrupts a cancelled request and sends nothing for it.
  *
+ * **Slow readers**
+ *
+ * What waits in a stream's send buffer is bounded. A message that leaves it
+ * over the high-water mark makes its sender wait for it to drain
+ * (backpressure; a response never waits); past `maxStreamBufferBytes`, or
+ * not drained for `slowReaderMs`, the stream ends with an `error` event
+ * (`slow_reader`, no id) and is detached as if its connection had dropped:
+ * its messages stay in its replay buffer, to be resumed with
+ * `Last-Event-ID`, and the session goes on. A connection that does not take
+ * even that end is destroyed `slowReaderMs` later, which frees its buffer.
+ *
  * **Security**
  *
  * {@link layerServer} binds 127.0.0.1 by default. Every request's `Host`
@@ -54,7 +65,12 @@
  * address the server is bound to (unless it binds every interface), or
  * listed in `allowedHosts`, and its `Origin`, when present, an http(s)
  * origin on a loopback name or listed in `allowedOrigins`: anything else is
- * refused with 403, which defeats DNS rebinding. A session whose client does
+ * refused with 403, which defeats DNS rebinding. With the `authorization`
+ * option the endpoint is an OAuth 2.1 resource server: every request needs a
+ * valid bearer token for this server (401, 403 `insufficient_scope`, 400,
+ * each with its `WWW-Authenticate` challenge), the protected-resource
+ * metadata is served, and the token's principal goes with each request to
+ * the gate and the audit (see `Authorization`). A session whose client does
  * not send `notifications/initialized` within `uninitializedSessionMs` ends,
  * and a request must arrive whole within `requestTimeoutMs`.
  *
@@ -90,6 +106,7 @@ import * as Meta from "../src/internal/meta.ts"
 import type { RequestId } from "../src/McpSchema.ts"
 import * as McpServer from "../src/McpServer.ts"
 import * as ProtocolVersion from "../src/ProtocolVersion.ts"
+import * as Authorization from "../src/Authorization.ts"
 import { ServerConfig } from "../src/ServerConfig.ts"
 import { type Frame, Transport } from "../src/Transport.ts"
 import {
@@ -111,10 +128,13 @@ import {
   logLabel,
   makeSchedule,
   requestKey,
+  type Schedule,
   type SseStream,
-  standaloneStream
+  standaloneStream,
+  type Timer
 } from "./internal/httpSession.ts"
-import { parseEventId } from "./internal/sse.ts"
+import { outgoingKind } from "./internal/outgoing.ts"
+import { keepAliveComment as sessionKeepAlive, parseEventId } from "./internal/sse.ts"
 
 /**
  * Options of {@link serve}. Every field has a default ({@link defaults}).
@@ -162,10 +182,36 @@ export interface Options {
   /** How many sessions may be open at once; one more `initialize` gets 503 (default 1000). */
   readonly maxSessions?: number | undefined
   /**
+   * How many bytes may wait in one SSE stream's send buffer for a client
+   * that does not read them (default 4 MiB). A message is written only while
+   * less than this waits, so a stream holds at most this plus one message;
+   * past it the stream ends with an `error` event (`slow_reader`) and is
+   * resumed with `Last-Event-ID`. Since 0.5.0.
+   */
+  readonly maxStreamBufferBytes?: number | undefined
+  /**
+   * How long one SSE stream's send buffer may stay full (over its
+   * high-water mark) before the stream ends as for {@link maxStreamBufferBytes}
+   * (default 30 s; 0: no limit); a stream so ended whose client does not
+   * even read that end is dropped this long after. Since 0.5.0.
+   */
+  readonly slowReaderMs?: number | undefined
+  /**
    * How long a session lives whose client never sends
    * `notifications/initialized` after `initialize` (default 60 s; 0: no limit).
    */
   readonly uninitializedSessionMs?: number | undefined
+  /**
+   * OAuth 2.1 resource server (see `Authorization`, `layers/OAuthResourceServer`):
+   * every POST, GET and DELETE of the endpoint needs a valid bearer token
+   * (401, 403 `insufficient_scope`, 400 otherwise, each with its
+   * `WWW-Authenticate` challenge), the protected-resource metadata is served
+   * at `/.well-known/oauth-protected-resource[<path>]`, a session is used by
+   * the subject that opened it only, and each request's principal reaches
+   * the gate and the audit. Default: none (anyone who reaches the endpoint
+   * may use it: keep it on loopback). Since 0.5.0.
+   */
+  readonly authorization?: Authorization.Authorization["Service"] | undefined
 }
 
 /**
@@ -192,6 +238,8 @@ export const defaults = {
   replayEvents: 100,
   keepAliveMs: 15_000,
   maxSessions: 1000,
+  maxStreamBufferBytes: 4 * 1024 * 1024,
+  slowReaderMs: 30_000,
   uninitializedSessionMs: 60_000,
   requestTimeoutMs: 30_000,
   headersTimeoutMs: 10_000
@@ -426,18 +474,167 @@ const eventStreamHeaders = { "content-type": "text/event-stream", "cache-control
 const statelessStreamHeaders = { ...eventStreamHeaders, "x-accel-buffering": "no" }
 const keepAliveComment = ":\n\n"
 
-/** Starts an SSE response; the connection writes its events. */
-const openEventStream = (response: Http.ServerResponse): Connection => {
+/** Why a stream was cut for a slow reader: its buffer reached the cap, or it did not drain in time. */
+type SlowReason = "buffer" | "stalled"
+
+/** The connection of a session's SSE stream, which bounds what it buffers for a reader that does not read. */
+interface StreamConnection extends Connection {
+  /** Waits until what was written drains below the high-water mark, or the connection is over (never fails). */
+  readonly drained: Effect.Effect<void>
+  /**
+   * Runs `attach`, whose replay (at most the stream's replay buffer, which
+   * the server holds anyway) is written whatever the cap: the cap then
+   * counts from what the replay left, until the buffer first drains.
+   */
+  readonly replay: <A>(attach: () => A) => A
+}
+
+/** What bounds a stream's connection (see `maxStreamBufferBytes` and `slowReaderMs`). */
+interface StreamLimits {
+  readonly maxBufferBytes: number
+  readonly slowReaderMs: number
+  readonly schedule: Schedule
+  /** A write left the connection over its high-water mark: whoever sent it may wait for {@link StreamConnection.drained}. */
+  readonly congested: (connection: StreamConnection) => void
+  /** A stream was cut (logged by the transport). */
+  readonly cut: (fields: { readonly reason: SlowReason; readonly buffered_bytes: number }) => void
+  /** A connection whose reader did not take even its end was dropped, and its buffer freed (logged by the transport). */
+  readonly dropped: (fields: { readonly buffered_bytes: number }) => void
+}
+
+/**
+ * The last words of a stream cut for a slow reader: a comment, then an
+ * `error` event (clients read JSON-RPC messages from `message` events only,
+ * so it is never taken for one) without an id, so that the client's
+ * `Last-Event-ID` still names the last message it got.
+ */
+const slowReaderEvent = (
+  reason: SlowReason,
+  buffered: number,
+  limits: Pick<StreamLimits, "maxBufferBytes" | "slowReaderMs">,
+  resumable = true
+): string =>
+  `: closed: slow reader\n\nevent: error\ndata: ${JSON.stringify({
+    error: "slow_reader",
+    message:
+      (reason === "buffer"
+        ? `The stream was closed: ${buffered} bytes waited to be read (limit ${limits.maxBufferBytes}).`
+        : `The stream was closed: it was not read for ${limits.slowReaderMs} ms.`) +
+      (resumable
+        ? " Reconnect with a GET and Last-Event-ID to resume it."
+        : " What the request sent after this is lost; its work was not stopped."),
+    bufferedBytes: buffered,
+    limitBytes: limits.maxBufferBytes
+  })}\n\n`
+
+/**
+ * Starts an SSE response; the connection writes its events. What waits in
+ * the response's buffer is bounded: a write that leaves it over the
+ * high-water mark makes its sender wait for `drain` (`limits.congested`),
+ * keep-alive comments are skipped while it is full, and a reader that lets
+ * it reach `maxBufferBytes`, or does not drain it for `slowReaderMs`, gets
+ * a last event that says why, and the connection ends (`onCut`: the stream
+ * detaches, its events stay in the replay buffer). A reader that does not
+ * take even that is dropped `slowReaderMs` later, which frees the buffer.
+ */
+const openEventStream = (response: Http.ServerResponse, limits: StreamLimits, onCut: () => void): StreamConnection => {
   response.writeHead(200, eventStreamHeaders)
   response.flushHeaders()
-  return {
+  let isCut = false
+  // Bytes a replay left in the buffer, allowed on top of the cap until it first drains.
+  let allowance = 0
+  let replaying = false
+  let stallTimer: Timer | undefined = undefined
+  let dropTimer: Timer | undefined = undefined
+  const waiters = new Set<() => void>()
+  // A woken sender may write (and wait) again at once: it waits for the next drain.
+  const release = () => {
+    const woken = [...waiters]
+    waiters.clear()
+    for (const waiter of woken) waiter()
+  }
+  const open = () => !isCut && !response.writableEnded && !response.destroyed
+  const onDrain = () => {
+    if (response.writableNeedDrain) return
+    allowance = 0
+    stallTimer?.cancel()
+    stallTimer = undefined
+    release()
+  }
+  response.on("drain", onDrain)
+  response.once("close", () => {
+    stallTimer?.cancel()
+    dropTimer?.cancel()
+    response.off("drain", onDrain)
+    release()
+  })
+  const cutOff = (reason: SlowReason) => {
+    if (!open()) return
+    isCut = true
+    stallTimer?.cancel()
+    const buffered = response.writableLength
+    response.end(slowReaderEvent(reason, buffered, limits))
+    dropTimer = limits.schedule(
+      limits.slowReaderMs > 0 ? limits.slowReaderMs : defaults.slowReaderMs,
+      Effect.sync(() => {
+        if (response.writableFinished || response.destroyed) return
+        const buffered = response.writableLength
+        response.destroy()
+        limits.dropped({ buffered_bytes: buffered })
+      })
+    )
+    release()
+    limits.cut({ reason, buffered_bytes: buffered })
+    onCut()
+  }
+  // The buffer has not drained for `slowReaderMs`: the stream is cut; one that was ended already (all that was
+  // due on it is written) has its connection dropped instead, which frees what it still buffers.
+  const stalled = Effect.sync(() => {
+    stallTimer = undefined
+    if (open()) return cutOff("stalled")
+    if (isCut || response.writableFinished || response.destroyed) return
+    const buffered = response.writableLength
+    response.destroy()
+    limits.dropped({ buffered_bytes: buffered })
+  })
+  const armStall = () => {
+    if (stallTimer === undefined && limits.slowReaderMs > 0) stallTimer = limits.schedule(limits.slowReaderMs, stalled)
+  }
+  const connection: StreamConnection = {
     write: (text) => {
-      if (!response.writableEnded && !response.destroyed) response.write(text)
+      if (!open()) return
+      // A keep-alive comment can wait: a full buffer is not an idle stream.
+      if (text === sessionKeepAlive && response.writableNeedDrain) return
+      if (!replaying && response.writableLength >= limits.maxBufferBytes + allowance) return cutOff("buffer")
+      if (!response.write(text)) {
+        armStall()
+        limits.congested(connection)
+      }
+    },
+    replay: (attach) => {
+      replaying = true
+      try {
+        return attach()
+      } finally {
+        replaying = false
+        if (response.writableNeedDrain) allowance = response.writableLength
+      }
     },
     end: () => {
-      if (!response.writableEnded) response.end()
-    }
+      if (response.writableEnded) return
+      response.end()
+      if (response.writableNeedDrain) armStall()
+    },
+    drained: Effect.callback<void>((resume) => {
+      if (!open() || !response.writableNeedDrain) return resume(Effect.void)
+      const waiter = () => resume(Effect.void)
+      waiters.add(waiter)
+      return Effect.sync(() => {
+        waiters.delete(waiter)
+      })
+    })
   }
+  return connection
 }
 
 type Body =
@@ -525,6 +722,8 @@ export const serve = <R>(
       const allowedOrigins = options.allowedOrigins ?? defaults.allowedOrigins
       const maxSessions = options.maxSessions ?? defaults.maxSessions
       const keepAliveMs = options.keepAliveMs ?? defaults.keepAliveMs
+      const maxStreamBufferBytes = options.maxStreamBufferBytes ?? defaults.maxStreamBufferBytes
+      const slowReaderMs = options.slowReaderMs ?? defaults.slowReaderMs
       const settings = {
         sessionIdleMs: options.sessionIdleMs ?? defaults.sessionIdleMs,
         resumeGraceMs: options.resumeGraceMs ?? defaults.resumeGraceMs,
@@ -551,6 +750,19 @@ export const serve = <R>(
           { address: address.address, port: address.port }
         )
       }
+
+      // -- authorization: the protected-resource metadata, and who opened each session ------------
+      const authorization = options.authorization
+      const resourceMetadata =
+        authorization === undefined
+          ? ""
+          : (authorization.options.resourceMetadataUrl ?? Authorization.metadataUrlOf(authorization.options.audience))
+      const metadataBody =
+        authorization === undefined ? undefined : JSON.stringify(Authorization.metadataOf(authorization.options))
+      const metadataPaths = new Set([Authorization.wellKnownPath, `${Authorization.wellKnownPath}${path}`])
+      if (authorization !== undefined) metadataPaths.add(new URL(resourceMetadata).pathname)
+      // The subject each session was opened by: only that subject's tokens may use it.
+      const sessionSubjects = new WeakMap<HttpSession, string>()
 
       // Sessions that answered initialize, by id; `live` also holds those still initializing.
       const sessions = new Map<string, HttpSession>()
@@ -652,13 +864,136 @@ export const serve = <R>(
         return found
       }
 
+      // -- authorization -------------------------------------------------------------
+
+      // A request the token does not authorize, with its challenge: 401 (no token, or an invalid one), 403 (a
+      // scope is missing: step-up), 400 (a malformed Authorization header).
+      const unauthorized = (
+        request: Http.IncomingMessage,
+        response: Http.ServerResponse,
+        auth: Authorization.Authorization["Service"],
+        refusal: Exclude<Authorization.Credentials, { readonly _tag: "Bearer" }> | Authorization.AuthError,
+        id: RequestId | null = null
+      ): Effect.Effect<void> => {
+        const scopes = auth.options.requiredScopes ?? []
+        const challenge = (options: Omit<Parameters<typeof Authorization.challenge>[0], "resourceMetadata">) => ({
+          "www-authenticate": Authorization.challenge({ resourceMetadata, scopes, ...options })
+        })
+        switch (refusal._tag) {
+          case "None":
+            return reject(
+              request,
+              response,
+              401,
+              "Unauthorized: an access token is required (Authorization: Bearer <token>); " +
+                `the authorization server is named at ${resourceMetadata}`,
+              { headers: challenge({}) }
+            )
+          case "Malformed":
+            return reject(request, response, 400, `Bad Request: malformed Authorization header: ${refusal.reason}`, {
+              headers: challenge({ error: "invalid_request", description: refusal.reason })
+            })
+          case "InvalidToken":
+            return reject(request, response, 401, `Unauthorized: invalid access token: ${refusal.message}`, {
+              headers: challenge({ error: "invalid_token", description: refusal.message })
+            })
+          case "InsufficientScope":
+            return reject(request, response, 403, `Forbidden: insufficient scope: ${refusal.message}`, {
+              id,
+              headers: challenge({ error: "insufficient_scope", scopes: refusal.scopes, description: refusal.message })
+            })
+        }
+      }
+
+      // A session opened with another subject's token: refused (a session is not a credential).
+      const foreign = (
+        request: Http.IncomingMessage,
+        response: Http.ServerResponse,
+        owner: HttpSession,
+        principal: Authorization.Principal | undefined
+      ): Effect.Effect<void> | undefined => {
+        const subject = sessionSubjects.get(owner)
+        if (subject === undefined || principal === undefined || principal.subject === subject) return undefined
+        return reject(
+          request,
+          response,
+          403,
+          "Forbidden: this session was opened with another principal's token; initialize a session of your own",
+          { session: owner.label }
+        )
+      }
+
+      // The protected-resource metadata document (RFC 9728): public, no token needed.
+      const metadata = (request: Http.IncomingMessage, response: Http.ServerResponse): Effect.Effect<void> =>
+        request.method === "GET" || request.method === "HEAD"
+          ? Effect.sync(() => {
+              if (response.headersSent || response.destroyed) return
+              response.writeHead(200, {
+                "content-type": "application/json",
+                "cache-control": "max-age=3600",
+                "access-control-allow-origin": "*",
+                "content-length": Buffer.byteLength(metadataBody!)
+              })
+              response.end(request.method === "HEAD" ? undefined : metadataBody)
+            })
+          : reject(request, response, 405, "Method Not Allowed: use GET", { headers: { allow: "GET, HEAD" } })
+
       // -- answers ----------------------------------------------------------------
+
+      // The connection whose buffer the last write left full: its sender waits for it to drain (see `send`).
+      let congested: StreamConnection | undefined = undefined
+      const limitsOf = (owner: HttpSession, stream: number): StreamLimits => ({
+        maxBufferBytes: maxStreamBufferBytes,
+        slowReaderMs,
+        schedule,
+        congested: (connection) => {
+          congested = connection
+        },
+        cut: (fields) =>
+          void runBackground(
+            Effect.logWarning("http stream closed: slow reader", {
+              session: owner.label,
+              stream,
+              ...fields,
+              limit_bytes: maxStreamBufferBytes,
+              slow_reader_ms: slowReaderMs
+            })
+          ),
+        dropped: (fields) =>
+          void runBackground(
+            Effect.logWarning("http stream dropped: slow reader", {
+              session: owner.label,
+              stream,
+              ...fields,
+              slow_reader_ms: slowReaderMs
+            })
+          )
+      })
+
+      // Starts an SSE response for a session's stream. The stream hears when the connection closes, or is
+      // cut for a slow reader (maybe while it replays, before `attach` returns).
+      const connect = (owner: HttpSession, response: Http.ServerResponse, stream: number) => {
+        let attached: SseStream | undefined = undefined
+        let cut = false
+        const connection = openEventStream(response, limitsOf(owner, stream), () => {
+          cut = true
+          if (attached !== undefined) owner.connectionClosed(attached, connection)
+        })
+        return {
+          connection,
+          attached: (to: SseStream) => {
+            attached = to
+            response.once("close", () => owner.connectionClosed(to, connection))
+            if (cut) owner.connectionClosed(to, connection)
+          }
+        }
+      }
 
       // Starts an SSE response and attaches it to a stream; the stream hears when it closes.
       const streamOn = (owner: HttpSession, response: Http.ServerResponse, stream: SseStream) => {
-        const connection = openEventStream(response)
-        response.once("close", () => owner.connectionClosed(stream, connection))
-        owner.attachPost(stream, connection)
+        const { attached, connection } = connect(owner, response, stream.id)
+        connection.replay(() => owner.attachPost(stream, connection))
+        attached(stream)
       }
 
       const answerWith = (
@@ -733,17 +1068,40 @@ export const serve = <R>(
         for (const exchange of pending) {
           if (!exchange.sse && at - exchange.openedAt < keepAliveMs / 2) continue
           startStream(exchange)
-          if (!exchange.response.writableEnded && !exchange.response.destroyed)
+          // A full buffer is not an idle stream: no comment then.
+          if (!exchange.response.writableEnded && !exchange.response.destroyed && !exchange.response.writableNeedDrain)
             exchange.response.write(keepAliveComment)
         }
       }
       const statusOf = { ok: 200, bad_request: 400, not_found: 404 } as const
+      // A stateless stream has no replay to resume from: past the cap it ends with the slow-reader event, the
+      // request's later messages are dropped, and a reader that does not take even that is dropped after a while.
+      const cutStateless = (response: Http.ServerResponse) => {
+        const buffered = response.writableLength
+        const limits = { maxBufferBytes: maxStreamBufferBytes, slowReaderMs }
+        response.end(slowReaderEvent("buffer", buffered, limits, false))
+        schedule(
+          slowReaderMs > 0 ? slowReaderMs : defaults.slowReaderMs,
+          Effect.sync(() => {
+            if (!response.writableFinished && !response.destroyed) response.destroy()
+          })
+        )
+        runBackground(
+          Effect.logWarning("http stream closed: slow reader", {
+            stateless: true,
+            reason: "buffer",
+            buffered_bytes: buffered,
+            limit_bytes: maxStreamBufferBytes
+          })
+        )
+      }
 
       const statelessRequest = (
         request: Http.IncomingMessage,
         response: Http.ServerResponse,
         message: Incoming & { readonly _tag: "Request" },
-        bytesIn: number
+        bytesIn: number,
+        principal: Authorization.Principal | undefined
       ): Effect.Effect<void> =>
         Effect.withFiber((fiber) => {
           const exchange: Pending = { response, openedAt: now(), fiber, sse: false }
@@ -751,12 +1109,18 @@ export const serve = <R>(
           // Whatever the request sends before its response makes the answer a stream.
           const write = (line: string) => {
             startStream(exchange)
-            if (!response.writableEnded && !response.destroyed) response.write(`event: message\ndata: ${line}\n\n`)
+            if (response.writableEnded || response.destroyed) return
+            if (response.writableLength >= maxStreamBufferBytes) return cutStateless(response)
+            response.write(`event: message\ndata: ${line}\n\n`)
           }
           return built
             .request(
               { id: message.id, method: message.method, params: message.params, bytesIn },
-              { send: (line) => Effect.sync(() => write(line)), headers: (name) => header(request, name) }
+              {
+                send: (line) => Effect.sync(() => write(line)),
+                headers: (name) => header(request, name),
+                principal
+              }
             )
             .pipe(
               Effect.flatMap((answer) => {
@@ -791,9 +1155,29 @@ export const serve = <R>(
         const owner: HttpSession = new HttpSession({ id: crypto.randomUUID(), frames, settings, schedule, now, onEnd })
         owner.startedAt = clock.currentTimeMillisUnsafe()
         live.add(owner)
+        if (frame._tag === "Message" && frame.principal !== undefined)
+          sessionSubjects.set(owner, frame.principal.subject)
         const transport = Transport.of({
           frames: Stream.fromQueue(frames),
-          send: (message, related) => owner.send(message, related),
+          // Backpressure: a message that leaves its stream's buffer full makes its sender (a tool's progress,
+          // its log, a request to the client) wait until the buffer drains, or until the stream is cut for a
+          // slow reader (`slowReaderMs`). A response never waits: its request is done.
+          send: (message, related) => {
+            const kind = outgoingKind(message)
+            if (kind === "response" || kind === "batch") return owner.send(message, related)
+            return Effect.suspend(() => {
+              congested = undefined
+              return owner.send(message, related)
+            }).pipe(
+              Effect.andThen(
+                Effect.suspend(() => {
+                  const full = congested
+                  congested = undefined
+                  return full === undefined ? Effect.void : full.drained
+                })
+              )
+            )
+          },
           detach: (related) => Effect.sync(() => owner.detach(related))
         })
         runSession(
@@ -839,7 +1223,11 @@ export const serve = <R>(
         return yield* answerWith(owner, response, decision)
       })
 
-      const post = Effect.fnUntraced(function* (request: Http.IncomingMessage, response: Http.ServerResponse) {
+      const post = Effect.fnUntraced(function* (
+        request: Http.IncomingMessage,
+        response: Http.ServerResponse,
+        principal: Authorization.Principal | undefined
+      ) {
         const accept = header(request, "accept")
         if (!accepts(accept, "application/json") || !accepts(accept, "text/event-stream")) {
           return yield* reject(
@@ -894,7 +1282,20 @@ export const serve = <R>(
           }
         }
         const requests = messages.filter((message) => message._tag === "Request")
-        const frame: Frame = { _tag: "Message", text, bytes: bytes.length, parsed: value }
+        // Step-up: a tools/call needs the scopes of its tool (`toolScopes`); without them, 403 insufficient_scope.
+        if (authorization !== undefined && principal !== undefined) {
+          for (const message of requests) {
+            const tool = message.method === "tools/call" ? message.params?.name : undefined
+            if (typeof tool !== "string") continue
+            const held = yield* Effect.result(
+              Authorization.requireScopes(principal, authorization.scopesForTool(tool), `tools/call of ${tool}`)
+            )
+            if (held._tag === "Failure") {
+              return yield* unauthorized(request, response, authorization, held.failure, batch ? null : message.id)
+            }
+          }
+        }
+        const frame: Frame = { _tag: "Message", text, bytes: bytes.length, parsed: value, principal }
 
         // A message of protocol 2026-07-28 carries its own context: served without a session.
         if (!batch && isStateless(request, messages[0]!)) {
@@ -904,7 +1305,7 @@ export const serve = <R>(
             // turn of the event loop are then served, and answered, together (as a session's fiber does), which
             // saves both sides wakeups. Measured: about a fifth less server CPU per call at 16 in flight.
             yield* Effect.yieldNow
-            return yield* statelessRequest(request, response, message, bytes.length)
+            return yield* statelessRequest(request, response, message, bytes.length, principal)
           }
           if (message._tag === "Notification") return yield* respond(response, 202, {})
           return yield* reject(
@@ -955,6 +1356,8 @@ export const serve = <R>(
 
         const owner = sessionOf(request, response)
         if (!(owner instanceof HttpSession)) return yield* owner
+        const stranger = foreign(request, response, owner, principal)
+        if (stranger !== undefined) return yield* stranger
         owner.touch()
         if (batch && !owner.acceptsBatches) {
           return yield* reject(
@@ -1013,13 +1416,19 @@ export const serve = <R>(
           { headers: { allow: "POST" } }
         )
 
-      const get = Effect.fnUntraced(function* (request: Http.IncomingMessage, response: Http.ServerResponse) {
+      const get = Effect.fnUntraced(function* (
+        request: Http.IncomingMessage,
+        response: Http.ServerResponse,
+        principal: Authorization.Principal | undefined
+      ) {
         if (header(request, "mcp-session-id") === undefined) return yield* sessionless(request, response)
         if (!accepts(header(request, "accept"), "text/event-stream")) {
           return yield* reject(request, response, 406, "Not Acceptable: Accept must list text/event-stream")
         }
         const owner = sessionOf(request, response)
         if (!(owner instanceof HttpSession)) return yield* owner
+        const stranger = foreign(request, response, owner, principal)
+        if (stranger !== undefined) return yield* stranger
         const lastEventId = header(request, "last-event-id")
         const position = lastEventId === undefined ? { stream: standaloneStream, seq: -1 } : parseEventId(lastEventId)
         if (position === undefined || (lastEventId !== undefined && !owner.canResume(position))) {
@@ -1043,10 +1452,12 @@ export const serve = <R>(
           )
         }
         // The headers go out at once; the events that waited for this stream follow them.
-        const connection = openEventStream(response)
-        const attached =
+        const opened = connect(owner, response, position.stream)
+        const connection = opened.connection
+        const attached = connection.replay(() =>
           lastEventId === undefined ? owner.openStandalone(connection) : owner.resume(position, connection)
-        response.once("close", () => owner.connectionClosed(attached.stream, connection))
+        )
+        opened.attached(attached.stream)
         if (attached.lost > 0) {
           yield* Effect.logWarning("resumed a stream whose oldest events were dropped from its buffer", {
             session: owner.label,
@@ -1056,10 +1467,16 @@ export const serve = <R>(
         }
       })
 
-      const remove = Effect.fnUntraced(function* (request: Http.IncomingMessage, response: Http.ServerResponse) {
+      const remove = Effect.fnUntraced(function* (
+        request: Http.IncomingMessage,
+        response: Http.ServerResponse,
+        principal: Authorization.Principal | undefined
+      ) {
         if (header(request, "mcp-session-id") === undefined) return yield* sessionless(request, response)
         const owner = sessionOf(request, response)
         if (!(owner instanceof HttpSession)) return yield* owner
+        const stranger = foreign(request, response, owner, principal)
+        if (stranger !== undefined) return yield* stranger
         yield* owner.end("deleted")
         return yield* respond(response, 200, {})
       })
@@ -1087,21 +1504,38 @@ export const serve = <R>(
               `Forbidden: Origin ${JSON.stringify(origin)} is not allowed (see --allowed-origins)`
             )
           }
-          if (pathOf(request.url ?? "") !== path) {
+          const requestPath = pathOf(request.url ?? "")
+          if (metadataBody !== undefined && metadataPaths.has(requestPath)) return metadata(request, response)
+          if (requestPath !== path) {
             return reject(request, response, 404, `Not Found: the MCP endpoint is ${path}`)
           }
-          switch (request.method) {
-            case "POST":
-              return post(request, response)
-            case "GET":
-              return get(request, response)
-            case "DELETE":
-              return remove(request, response)
-            default:
-              return reject(request, response, 405, `Method Not Allowed: use ${allowedMethods}`, {
-                headers: { allow: allowedMethods }
-              })
+          const route = (principal: Authorization.Principal | undefined): Effect.Effect<void> => {
+            switch (request.method) {
+              case "POST":
+                return post(request, response, principal)
+              case "GET":
+                return get(request, response, principal)
+              case "DELETE":
+                return remove(request, response, principal)
+              default:
+                return reject(request, response, 405, `Method Not Allowed: use ${allowedMethods}`, {
+                  headers: { allow: allowedMethods }
+                })
+            }
           }
+          // With authorization, every method of the endpoint needs a valid token, checked before anything else.
+          const method = request.method
+          if (authorization === undefined || (method !== "POST" && method !== "GET" && method !== "DELETE")) {
+            return route(undefined)
+          }
+          const credentials = Authorization.credentialsOf(header(request, "authorization"))
+          if (credentials._tag !== "Bearer") return unauthorized(request, response, authorization, credentials)
+          return authorization.verify(credentials.token).pipe(
+            Effect.matchEffect({
+              onFailure: (refusal) => unauthorized(request, response, authorization, refusal),
+              onSuccess: route
+            })
+          )
         }).pipe(
           Effect.catchCause((cause) =>
             Cause.hasInterruptsOnly(cause)

@@ -59,14 +59,18 @@ import * as Exit from "effect/Exit"
 import * as FiberSet from "effect/FiberSet"
 import type * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
+import * as PubSub from "effect/PubSub"
 import * as References from "effect/References"
 import type * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
 import * as Tracer from "effect/Tracer"
+import type { Principal } from "./Authorization.ts"
 import type { Client } from "./Client.ts"
 import type { ClientLog } from "./ClientLog.ts"
 import { Executor, make as makeExecutor } from "./Executor.ts"
 import * as Connection from "./internal/connection.ts"
 import * as Dispatch from "./internal/dispatch.ts"
+import { DurableTasks, type Payload as DurablePayload } from "./internal/durable.ts"
 import { Closing } from "./internal/lifecycle.ts"
 import { serverInfoOf } from "./internal/modern.ts"
 import * as Tasks from "./internal/tasks.ts"
@@ -198,6 +202,8 @@ export interface StatelessOrigin {
   readonly send: (line: string) => Effect.Effect<void>
   /** Reads a request header by its lower-case name; absent on transports without headers. */
   readonly headers?: ((name: string) => string | undefined) | undefined
+  /** Who sent the request, when the transport authenticated it (see `Authorization`). Since 0.5.0. */
+  readonly principal?: Principal | undefined
 }
 
 /**
@@ -329,7 +335,15 @@ export const make = <const Methods extends ReadonlyArray<Method.Any> = typeof de
     const store = Option.isSome(storeProvided) ? storeProvided.value : yield* makeMemoryTaskStore
     const taskFibers = yield* FiberSet.make()
     const runTask = yield* FiberSet.runtime(taskFibers)<never>()
-    const runner = yield* Tasks.make({ store, fork: (effect) => runTask(effect) })
+    // A durable store (layers/ClusterTasks.ts): tasks are workflows, their view a projection in SQL.
+    const durableProvided = yield* Effect.serviceOption(DurableTasks)
+    const durable = Option.isSome(durableProvided) ? durableProvided.value : undefined
+    const runner = yield* Tasks.make({
+      store,
+      fork: (effect) => runTask(effect),
+      durable,
+      durability: (name) => kernel.tool(name)?.durable
+    })
     const base = Context.add(yield* Effect.context<never>(), Executor, executor).pipe(
       Context.add(Progress, disabledProgress),
       Context.add(Closing, serverClosing),
@@ -348,6 +362,52 @@ export const make = <const Methods extends ReadonlyArray<Method.Any> = typeof de
       correlationId: () => `${prefix}-${(++sequence).toString(36)}`
     })
 
+    if (durable !== undefined && runner.activity !== undefined) {
+      const activity = runner.activity
+      // A durable task's work, run again on this instance: its call is served again (without a session, as any
+      // 2026-07-28 request), and its Task.background hands the work to the resumed runner.
+      const resume = (payload: DurablePayload, resumed: Tasks.Runner): Effect.Effect<void> =>
+        Effect.suspend(() => {
+          const params = JSON.parse(payload.params) as Record<string, unknown>
+          return Effect.asVoid(
+            Effect.updateContext(
+              serve(
+                { id: `task-${payload.taskId}`, method: "tools/call", params, bytesIn: undefined },
+                payload.principal === undefined
+                  ? { send: () => Effect.void, scope: "task" }
+                  : { send: () => Effect.void, scope: "task", principal: JSON.parse(payload.principal) as Principal }
+              ),
+              () => Context.add(base, Tasks.CurrentResumption, resumed)
+            )
+          )
+        })
+      yield* durable.setActivity((payload) => activity(payload, resume))
+      if (!durable.single) {
+        // Resource updates reach the clients of every instance. An update that came from another instance is not
+        // sent back out (counted per URI: the kernel's updates keep their order).
+        const fromElsewhere = new Map<string, number>()
+        yield* Effect.forkScoped(
+          Stream.runForEach(durable.resourceUpdates, (uri) =>
+            Effect.suspend(() => {
+              fromElsewhere.set(uri, (fromElsewhere.get(uri) ?? 0) + 1)
+              return PubSub.publish(kernel.updates, uri)
+            })
+          )
+        )
+        yield* Effect.forkScoped(
+          Stream.runForEach(Stream.fromPubSub(kernel.updates), (uri) =>
+            Effect.suspend(() => {
+              const count = fromElsewhere.get(uri)
+              if (count === undefined) return durable.publishResourceUpdate(uri)
+              if (count <= 1) fromElsewhere.delete(uri)
+              else fromElsewhere.set(uri, count - 1)
+              return Effect.void
+            })
+          )
+        )
+      }
+    }
+
     // A request runs in the server's context, not merged into its caller's: a merge copies both on every request
     // and starts a context whose cached references are cold. What belongs to the caller's request (its span,
     // its log annotations and spans) comes along.
@@ -364,7 +424,9 @@ export const make = <const Methods extends ReadonlyArray<Method.Any> = typeof de
       Effect.updateContext(
         serve(
           { id: message.id, method: message.method, params: message.params, bytesIn: message.bytesIn },
-          origin.headers === undefined ? { send: origin.send } : { send: origin.send, headers: origin.headers }
+          origin.headers === undefined && origin.principal === undefined
+            ? { send: origin.send }
+            : { send: origin.send, headers: origin.headers, principal: origin.principal }
         ),
         requestContext
       )

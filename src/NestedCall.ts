@@ -203,6 +203,7 @@ export const call = (
       clientInfo: parent.clientInfo,
       progressToken: undefined,
       record,
+      ...(parent.principal === undefined ? {} : { principal: parent.principal }),
       ...(options?.confirmed === true ? { confirmed: true } : {})
     })
     const modern = ProtocolVersion.isModern(parent.protocolVersion)

@@ -1,7 +1,8 @@
 /**
  * The request-scoped context: everything a handler may need to know about the
- * request it is serving — its id, method, correlation id, the protocol version
- * and the client's capabilities.
+ * request it is serving — its id, method, correlation id, the protocol version,
+ * the client's capabilities and, when the transport authenticated it, the
+ * caller (its principal).
  *
  * It is provided per request, never kept in module state. Today the version
  * and capabilities come from the session's `initialize`; under the stateless
@@ -11,6 +12,7 @@
  * @since 0.1.0
  */
 import * as Context from "effect/Context"
+import type { Principal } from "./Authorization.ts"
 import type { ClientCapabilities, Implementation, RequestId } from "./McpSchema.ts"
 import type { ProtocolVersion } from "./ProtocolVersion.ts"
 
@@ -94,5 +96,12 @@ export class RequestContext extends Context.Service<
      * skipped. Only a nested call sets it (see `NestedCall`). Since 0.4.0.
      */
     readonly confirmed?: boolean | undefined
+    /**
+     * Who sent the request, when the transport authenticated the caller
+     * (Streamable HTTP with authorization: the access token's principal).
+     * The gate's `principals` rules and the audit record see its `subject`.
+     * Since 0.5.0.
+     */
+    readonly principal?: Principal | undefined
   }
 >()("effect-mcp-runtime/RequestContext") {}

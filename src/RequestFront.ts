@@ -832,7 +832,13 @@ const confirmAll = (
       if (yield* Confirmation.isPreApproved(entry.tool.name)) continue
       if (askLater && literalArgs(entry.op.args) === undefined) continue
       if (gate._tag === "Some") {
-        const allowed = yield* Effect.isSuccess(gate.value.check({ method: "tools/call", name: entry.tool.name }))
+        const allowed = yield* Effect.isSuccess(
+          gate.value.check(
+            request.principal === undefined
+              ? { method: "tools/call", name: entry.tool.name }
+              : { method: "tools/call", name: entry.tool.name, principal: request.principal.subject }
+          )
+        )
         if (!allowed) continue
       }
       needing.push(entry)

@@ -157,6 +157,12 @@ export interface Tool<
    */
   readonly task: TaskSupport | undefined
   /**
+   * What happens to the tool's task when the instance running it stops
+   * before it ended and a durable task store resumes it elsewhere (see
+   * {@link Durability}). Since 0.5.0.
+   */
+  readonly durable: Durability | undefined
+  /**
    * The keys a call writes (a file's path, say), from its decoded input: the
    * request front refuses two ops of one request that would write the same
    * key at the same time. Undefined: the tool writes nothing that can
@@ -190,6 +196,32 @@ export interface Tool<
  * @since 0.2.0
  */
 export type TaskSupport = "optional" | "required"
+
+/**
+ * What a durable task store does with a task of the tool whose instance
+ * stopped (killed, crashed, lost its store) before the task ended: `rerun`
+ * runs the tool's work again from the start on the instance that takes the
+ * task over; `fail` ends the task `failed`, saying the instance stopped
+ * while it ran. A task is never left `working`. Tools whose work is not safe
+ * to run twice (a deployment, a command with side effects) keep `fail`.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import * as Effect from "effect/Effect"
+ * import * as Task from "effect-mcp-runtime/Task"
+ * import * as Tool from "effect-mcp-runtime/Tool"
+ *
+ * // A read-only check: safe to run again after a takeover.
+ * const check = Tool.make("check", { description: "Runs the checks.", task: "optional", durable: "rerun" }).pipe(
+ *   Tool.handle(() => Task.background(Effect.succeed("all checks passed")))
+ * )
+ * ```
+ *
+ * @category models
+ * @since 0.5.0
+ */
+export type Durability = "rerun" | "fail"
 
 /**
  * What a handler of a tool without an output Schema may return: a string (one
@@ -387,6 +419,14 @@ export const make = <
     /** Whether the tool's work may run as a task (see {@link TaskSupport} and `Task.background`). */
     readonly task?: TaskSupport | undefined
     /**
+     * Under a durable task store (`--store`), what a task of this tool does
+     * when the instance running it stops before it ended: `rerun` — it runs
+     * again from the start on the instance that takes it over (the work is
+     * safe to repeat: a check, a build); `fail` (the default) — it ends
+     * `failed` with the reason. See {@link Durability}. Since 0.5.0.
+     */
+    readonly durable?: Durability | undefined
+    /**
      * The keys a call writes, from its decoded input (a path, or several):
      * two ops of one `request` that write the same key concurrently get a
      * conflict error instead of running (see `RequestFront`). Since 0.4.0.
@@ -411,6 +451,7 @@ export const make = <
   self.inputJsonSchema = options.inputJsonSchema
   self.outputJsonSchema = options.outputJsonSchema
   self.task = options.task
+  self.durable = options.durable
   self.writeKey = options.writeKey
   self.presentation = options.presentation
   self.limits = {

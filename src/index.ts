@@ -8,6 +8,8 @@
 
 /** @since 0.1.0 */
 export * as AuditLog from "./AuditLog.ts"
+/** @since 0.5.0 */
+export * as Authorization from "./Authorization.ts"
 /** @since 0.1.0 */
 export * as Capability from "./Capability.ts"
 /** @since 0.1.0 */

@@ -694,6 +694,8 @@ export const makeVerify = (settings: FeSettingsShape): Tool.Handled<CommandRunne
     output: VerifyResult,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     timeout: settings.maxStepTimeoutMs * 4 + 30_000,
-    task: "optional"
+    task: "optional",
+    // Checks only read the project: a task taken over after its instance stopped runs them again.
+    durable: "rerun"
   }).pipe(Tool.handle((input) => run(input, { task: true })))
 }

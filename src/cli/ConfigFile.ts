@@ -168,10 +168,56 @@ export const ConfigFile = Schema.Struct({
       allowedHosts: Schema.optional(Schema.Array(Schema.String)),
       allowedOrigins: Schema.optional(Schema.Array(Schema.String)),
       sessionIdleMs: Schema.optional(PositiveInt),
-      resumeGraceMs: Schema.optional(NonNegativeInt)
+      resumeGraceMs: Schema.optional(NonNegativeInt),
+      maxSessions: Schema.optional(
+        PositiveInt.annotate({
+          description:
+            "How many sessions may be open at once; one more initialize gets 503 (default 1000); like --max-sessions"
+        })
+      ),
+      authorization: Schema.optional(
+        Schema.Struct({
+          issuer: Schema.String.annotate({ description: "The authorization server's issuer URL (tokens' iss)" }),
+          audience: Schema.String.annotate({
+            description: "This server's resource URL, e.g. https://mcp.example.com/mcp (tokens' aud)"
+          }),
+          requiredScopes: Schema.optional(Globs.annotate({ description: "Scopes every request needs" })),
+          toolScopes: Schema.optional(
+            Schema.Record(Schema.String, Globs).annotate({
+              description: 'Scopes a tools/call needs, by public tool name (globs), e.g. { "exec_*": ["mcp:exec"] }'
+            })
+          ),
+          resourceMetadataUrl: Schema.optional(
+            Schema.String.annotate({ description: "The metadata URL clients reach (default: derived from audience)" })
+          )
+        }).annotate({
+          description: "OAuth 2.1 resource server: every request needs a bearer token (see docs/authorization.md)"
+        })
+      )
     })
   ),
   transport: Schema.optional(Schema.Literals(["stdio", "http"])),
+  store: Schema.optional(
+    Schema.Union([
+      Schema.String.annotate({
+        description:
+          "Where tasks are kept: memory, sqlite (the default file under the state directory), sqlite:<file>, or postgres://… (several instances); like --store"
+      }),
+      Schema.Struct({
+        url: Schema.String.annotate({
+          description: "memory, sqlite, sqlite:<file> or postgres://user:password@host/db"
+        }),
+        runnerHost: Schema.optional(
+          Schema.String.annotate({ description: "PostgreSQL: the address other instances reach this one at" })
+        ),
+        runnerPort: Schema.optional(
+          PositiveInt.check(Schema.isLessThanOrEqualTo(65535)).annotate({
+            description: "PostgreSQL: this instance's runner port (default: a free one)"
+          })
+        )
+      })
+    ]).annotate({ description: "The durable task store (see docs/scale-out.md)" })
+  ),
   front: Schema.optional(
     Schema.Literals(["tools", "request"]).annotate({
       description: "How tool calls reach the server: tools (default) or request (see docs/request.md); like --front"

@@ -19,6 +19,8 @@ import * as References from "effect/References"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import * as NodeServices from "@effect/platform-node/NodeServices"
+import * as NodeFs from "node:fs"
+import { DatabaseSync } from "node:sqlite"
 import * as CodeStore from "../../capabilities/code/store.ts"
 import * as Bundled from "../../capabilities/index.ts"
 import { type UpstreamStatus, Upstreams } from "../../capabilities/upstream/index.ts"
@@ -34,8 +36,10 @@ import * as Policy from "../Policy.ts"
 import * as ProtocolVersion from "../ProtocolVersion.ts"
 import * as RequestState from "../RequestState.ts"
 import * as ServerConfig from "../ServerConfig.ts"
+import { DurableTasks, onDemand } from "../internal/durable.ts"
 import * as MemoryClient from "../internal/memoryClient.ts"
 import type { RpcError } from "../internal/memoryClient.ts"
+import { TaskStore } from "../TaskStore.ts"
 import { makeMemory, Transport } from "../Transport.ts"
 import { WorkspaceRoot } from "../WorkspaceRoot.ts"
 import * as ConfigFile from "./ConfigFile.ts"
@@ -286,6 +290,114 @@ export const serverLayers = (settings: Settings.Settings) => ({
     settings.requestState === undefined ? Layer.empty : RequestState.layer(settings.requestState)
   )
 })
+
+/**
+ * Where the settings keep tasks, for the start-up log line and `doctor`:
+ * `memory`, the SQLite file, or the PostgreSQL URL with its password
+ * redacted.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import { storeLocation } from "./src/cli/compose.ts"
+ *
+ * storeLocation({ kind: "postgres", url: "postgres://mcp:pw@db/mcp", runnerHost: undefined, runnerPort: undefined })
+ * // => "postgres://mcp:***@db/mcp"
+ * ```
+ *
+ * @category composition
+ * @since 0.5.0
+ */
+export const storeLocation = (store: Settings.StoreSettings): string =>
+  store.kind === "memory"
+    ? "memory"
+    : store.kind === "sqlite"
+      ? store.filename
+      : store.url.replace(/\/\/([^:/@]*):[^@]*@/, "//$1:***@")
+
+/**
+ * The durable task store of the settings, as a layer for the server: none
+ * (tasks in memory), an SQLite file, or PostgreSQL. An explicit store that
+ * cannot be opened stops the start (`StoreError`, the URL's password
+ * redacted); the default SQLite file, when another server holds it, leaves
+ * this one with tasks in memory and a warning. Loaded on demand: the
+ * cluster, workflow and SQL code is not evaluated for `--store memory`.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import { storeLayer } from "./src/cli/compose.ts"
+ *
+ * const Tasks = storeLayer({ kind: "sqlite", filename: "/tmp/tasks.db", explicit: true })
+ * ```
+ *
+ * @category composition
+ * @since 0.5.0
+ */
+export const storeLayer = (store: Settings.StoreSettings): Layer.Layer<never, unknown> => {
+  if (store.kind === "memory") return Layer.empty
+  const load = Effect.promise(() => import("../../layers/ClusterTasks.ts"))
+  if (store.kind === "postgres") {
+    return Layer.unwrap(
+      Effect.map(load, (ClusterTasks) =>
+        ClusterTasks.layerPostgres({ url: store.url, runnerHost: store.runnerHost, runnerPort: store.runnerPort })
+      )
+    ) as Layer.Layer<never, unknown>
+  }
+  if (store.explicit) {
+    return Layer.unwrap(
+      Effect.map(load, (ClusterTasks) => ClusterTasks.layerSqlite({ filename: store.filename }))
+    ) as Layer.Layer<never, unknown>
+  }
+  // The default file: opened when a task first needs it (or at once, when it holds unfinished tasks to take
+  // over), so that a server that never runs a task pays nothing for it; held by another server, this one keeps
+  // its tasks in an in-memory database.
+  return Layer.effectContext(
+    Effect.gen(function* () {
+      const scope = yield* Effect.scope
+      const open = (filename: string) =>
+        Effect.flatMap(load, (ClusterTasks) =>
+          Effect.map(Layer.buildWithScope(ClusterTasks.layerSqlite({ filename }), scope), (context) =>
+            Context.get(context, DurableTasks)
+          )
+        )
+      const { durable, start } = yield* onDemand(
+        open(store.filename).pipe(
+          Effect.catch((error) =>
+            Effect.andThen(
+              Effect.logWarning(
+                `tasks are kept in memory (they end with this process): ${(error as { readonly message?: string }).message}`
+              ),
+              open(":memory:")
+            )
+          )
+        ),
+        { kind: "sqlite", location: store.filename, runnerId: "single", single: true }
+      )
+      if (unfinishedTasks(store.filename)) yield* start
+      return Context.make(DurableTasks, durable).pipe(Context.add(TaskStore, durable.store))
+    })
+  ) as Layer.Layer<never, unknown>
+}
+
+// Whether an SQLite store holds tasks that had not ended (read directly: cheap, and without the cluster).
+const unfinishedTasks = (filename: string): boolean => {
+  if (!NodeFs.existsSync(filename)) return false
+  try {
+    const database = new DatabaseSync(filename, { readOnly: true })
+    try {
+      const row = database
+        .prepare("SELECT count(*) AS n FROM mcp_tasks WHERE status IN ('working', 'input_required')")
+        .get() as { readonly n: number } | undefined
+      return (row?.n ?? 0) > 0
+    } finally {
+      database.close()
+    }
+  } catch {
+    // No table yet, or unreadable: the store is opened on demand, and says what is wrong then.
+    return false
+  }
+}
 
 // Once every capability registered: an alias whose target none registered stops the start.
 const aliasesChecked = Layer.effectDiscard(

@@ -403,6 +403,42 @@ export const clientSnippets = (options: {
   ]
 }
 
+/** What one HTTP session costs (measured: an initialized session with nothing in flight). */
+const sessionBytes = 87 * 1024
+
+const mebibytes = (bytes: number): string =>
+  bytes >= 1024 * 1024 ? `${Math.round((bytes / (1024 * 1024)) * 10) / 10} MiB` : `${Math.round(bytes / 1024)} KiB`
+
+/**
+ * The HTTP transport's limits as `doctor` shows them: how many sessions may
+ * be open (and what they cost), and what bounds each SSE stream's buffer for
+ * a slow reader. `defaults` are the transport's (`HttpTransport.defaults`).
+ *
+ * **Example**
+ *
+ * ```ts
+ * import { httpLimits } from "./src/cli/doctor.ts"
+ *
+ * httpLimits({ maxSessions: 3 }, { maxSessions: 1000, maxStreamBufferBytes: 4194304, slowReaderMs: 30000 })[0]
+ * // => "sessions: at most 3 open at once (one more initialize gets 503); about 87 KiB each, 261 KiB when full"
+ * ```
+ *
+ * @category reports
+ * @since 0.5.0
+ */
+export const httpLimits = (
+  http: { readonly maxSessions?: number | undefined },
+  defaults: { readonly maxSessions: number; readonly maxStreamBufferBytes: number; readonly slowReaderMs: number }
+): ReadonlyArray<string> => {
+  const maxSessions = http.maxSessions ?? defaults.maxSessions
+  return [
+    `sessions: at most ${maxSessions} open at once (one more initialize gets 503); about ` +
+      `${mebibytes(sessionBytes)} each, ${mebibytes(maxSessions * sessionBytes)} when full`,
+    `SSE streams: one ends with a slow_reader event (resumable) once ${mebibytes(defaults.maxStreamBufferBytes)} ` +
+      `wait for a client that does not read, or its buffer has not drained for ${defaults.slowReaderMs} ms`
+  ]
+}
+
 /**
  * Runs every check and returns the report; never fails (a problem is a
  * failed check).
@@ -520,12 +556,18 @@ export const diagnose = Effect.fnUntraced(function* (flags: {
   const registered = inspected.registered
 
   const services = section("Host services and safety controls")
+  // Loaded for its defaults only when HTTP is configured (as serve does).
+  const http =
+    settings.transport === "http" ? yield* Effect.promise(() => import("../../layers/HttpTransport.ts")) : undefined
   services.push({
     ok: true,
     title: `Transport: ${settings.transport}`,
     details:
-      settings.transport === "http"
-        ? [`http://${settings.http.host ?? "127.0.0.1"}:${settings.http.port ?? 3000}/mcp`]
+      http !== undefined
+        ? [
+            `http://${settings.http.host ?? "127.0.0.1"}:${settings.http.port ?? 3000}/mcp`,
+            ...httpLimits(settings.http, http.defaults)
+          ]
         : ["newline-delimited JSON-RPC on stdin/stdout"]
   })
   services.push({

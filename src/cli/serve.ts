@@ -18,7 +18,15 @@ import * as Tracing from "../../layers/Tracing.ts"
 import * as McpServer from "../McpServer.ts"
 import * as RequestFront from "../RequestFront.ts"
 import { Transport } from "../Transport.ts"
-import { auditLogFlag, commonFlags, loadConfigured, provideSurroundings, serverLayers } from "./compose.ts"
+import {
+  auditLogFlag,
+  commonFlags,
+  loadConfigured,
+  provideSurroundings,
+  serverLayers,
+  storeLayer,
+  storeLocation
+} from "./compose.ts"
 import { serveThroughDaemon } from "./daemon.ts"
 import { UsageError } from "./settings.ts"
 
@@ -111,6 +119,12 @@ export const serve = Command.make(
       ),
       Flag.optional
     ),
+    maxSessions: Flag.Int("max-sessions").pipe(
+      Flag.withDescription(
+        "HTTP: how many sessions may be open at once; one more initialize gets 503 (default 1000, about 87 KiB each)"
+      ),
+      Flag.optional
+    ),
     front: Flag.Literals("front", ["tools", "request"]).pipe(
       Flag.withDescription(
         "How tool calls reach the server: tools (the method table as it is) or request (the request front, see docs/request.md) (default tools)"
@@ -122,6 +136,34 @@ export const serve = Command.make(
         "stdio: auto forwards the session to the warm daemon, starting it when none runs, and serves in process when it cannot (see docs/daemon.md) (default off)"
       ),
       Flag.optional
+    ),
+    authIssuer: Flag.String("auth-issuer").pipe(
+      Flag.withDescription(
+        "HTTP: require OAuth 2.1 access tokens issued by this authorization server (its issuer URL; with --auth-audience; see docs/authorization.md)"
+      ),
+      Flag.optional
+    ),
+    authAudience: Flag.String("auth-audience").pipe(
+      Flag.withDescription(
+        "HTTP: this server's resource URL, which tokens must name as their audience (e.g. https://mcp.example.com/mcp)"
+      ),
+      Flag.optional
+    ),
+    store: Flag.String("store").pipe(
+      Flag.withDescription(
+        "Where tasks are kept: memory, sqlite (default: a file per root under the state directory), sqlite:FILE, or postgres://user:password@host/db to share them between instances (see docs/scale-out.md)"
+      ),
+      Flag.optional
+    ),
+    runnerHost: Flag.String("runner-host").pipe(
+      Flag.withDescription(
+        "With --store postgres://…: the address other instances reach this one at (default 127.0.0.1)"
+      ),
+      Flag.optional
+    ),
+    runnerPort: Flag.Int("runner-port").pipe(
+      Flag.withDescription("With --store postgres://…: this instance's runner port (default: a free one)"),
+      Flag.optional
     )
   },
   Effect.fnUntraced(function* (flags) {
@@ -129,13 +171,16 @@ export const serve = Command.make(
     const { config, settings } = yield* loadConfigured({ root: flags.root, config: flags.config, flags })
     const root = settings.root
     const http = settings.transport === "http"
-    const { capabilities, configuration, kernel } = serverLayers(settings)
+    const { capabilities: bundled, configuration, kernel } = serverLayers(settings)
+    // The durable task store is part of what the server is built with (the kernel's tools run its tasks).
+    const capabilities = Layer.merge(bundled, storeLayer(settings.store))
     const startup = {
       root,
       capabilities: settings.capabilities,
       front: settings.front,
       config: settings.configFile ?? null,
       audit: settings.audit?.path ?? null,
+      store: storeLocation(settings.store),
       gate:
         settings.gate === undefined
           ? "none"
@@ -176,13 +221,36 @@ export const serve = Command.make(
             })
           }
           return yield* Effect.gen(function* () {
-            const { url } = yield* HttpTransport.Listener
-            yield* Effect.logInfo(`mcp-runtime serving on ${url}`, { url, ...startup })
+            const { address, url } = yield* HttpTransport.Listener
+            const options = settings.http.authorization
+            yield* Effect.logInfo(`mcp-runtime serving on ${url}`, {
+              url,
+              ...startup,
+              authorization: options === undefined ? "none" : `issuer ${options.issuer}, audience ${options.audience}`
+            })
+            // Off by default on loopback; anywhere else, anyone who reaches the port may use every tool.
+            if (options === undefined && !isLoopback(address.address)) {
+              yield* Effect.logWarning(
+                `listening on ${address.address}, which other machines may reach, without authorization: anyone who ` +
+                  `can connect may call every tool. Require access tokens with --auth-issuer and --auth-audience ` +
+                  `(see docs/authorization.md), or bind 127.0.0.1`
+              )
+            }
+            // jose is loaded only when authorization is configured.
+            const authorization =
+              options === undefined
+                ? undefined
+                : yield* Effect.flatMap(
+                    Effect.promise(() => import("../../layers/OAuthResourceServer.ts")),
+                    (OAuthResourceServer) => OAuthResourceServer.make(options)
+                  )
             return yield* HttpTransport.serve(makeServer, {
               allowedHosts,
               allowedOrigins,
               sessionIdleMs: settings.http.sessionIdleMs,
-              resumeGraceMs: settings.http.resumeGraceMs
+              resumeGraceMs: settings.http.resumeGraceMs,
+              maxSessions: settings.http.maxSessions,
+              authorization
             })
           }).pipe(
             Effect.provide(
@@ -219,3 +287,7 @@ export const serve = Command.make(
     "Serve MCP over stdio (newline-delimited JSON-RPC on stdin/stdout) or Streamable HTTP (--transport http)"
   )
 )
+
+/** Whether a bound address is this machine's loopback interface (127.0.0.0/8, ::1). */
+const isLoopback = (address: string): boolean =>
+  address === "::1" || address.startsWith("127.") || address === "::ffff:127.0.0.1"

@@ -20,6 +20,7 @@ import { describeUpstream, type UpstreamSettings } from "../../capabilities/upst
 import { bundled, type BundledId, defaults } from "../../capabilities/index.ts"
 import type * as FileAuditLog from "../../layers/FileAuditLog.ts"
 import type * as NodeWorkspace from "../../layers/NodeWorkspace.ts"
+import type * as Authorization from "../Authorization.ts"
 import type * as Gate from "../Gate.ts"
 import type * as Policy from "../Policy.ts"
 import * as RequestFront from "../RequestFront.ts"
@@ -73,6 +74,93 @@ export interface Flags {
   readonly front: Option.Option<"tools" | "request">
   /** `--daemon auto|off`: serve the session from the warm daemon (stdio only; see docs/daemon.md). Since 0.4.0. */
   readonly daemon: Option.Option<"auto" | "off">
+  /** `--max-sessions N`: HTTP, how many sessions may be open at once (optional: undefined is not given). Since 0.5.0. */
+  readonly maxSessions?: Option.Option<number> | undefined
+  /** `--auth-issuer URL`: HTTP authorization, the authorization server (see docs/authorization.md). Since 0.5.0. */
+  readonly authIssuer?: Option.Option<string> | undefined
+  /** `--auth-audience URL`: HTTP authorization, this server's resource URL. Since 0.5.0. */
+  readonly authAudience?: Option.Option<string> | undefined
+  /** `--store memory|sqlite[:FILE]|postgres://…`: where tasks are kept (see docs/scale-out.md). Since 0.5.0. */
+  readonly store?: Option.Option<string> | undefined
+  /** `--runner-host HOST`: with a PostgreSQL store, the address other instances reach this one at. Since 0.5.0. */
+  readonly runnerHost?: Option.Option<string> | undefined
+  /** `--runner-port N`: with a PostgreSQL store, this instance's runner port. Since 0.5.0. */
+  readonly runnerPort?: Option.Option<number> | undefined
+}
+
+/**
+ * Where tasks are kept: in memory (they end with the process); in an SQLite
+ * file (`explicit`: named by the operator, so a file locked by another
+ * server stops the start; otherwise the default file, and a server that
+ * finds it locked keeps its tasks in memory); or in PostgreSQL, shared by
+ * every instance. Since 0.5.0.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import type { StoreSettings } from "./src/cli/settings.ts"
+ *
+ * const store: StoreSettings = { kind: "postgres", url: "postgres://mcp@db/mcp", runnerHost: undefined, runnerPort: undefined }
+ * ```
+ *
+ * @category models
+ * @since 0.5.0
+ */
+export type StoreSettings =
+  | { readonly kind: "memory" }
+  | { readonly kind: "sqlite"; readonly filename: string; readonly explicit: boolean }
+  | {
+      readonly kind: "postgres"
+      readonly url: string
+      readonly runnerHost: string | undefined
+      readonly runnerPort: number | undefined
+    }
+
+/**
+ * The default task store of a root: an SQLite file per root under the
+ * user's state directory, beside the audit log's default.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import { defaultStorePath } from "./src/cli/settings.ts"
+ *
+ * defaultStorePath("/srv/project", {}) // => "<home>/.local/state/mcp-runtime/tasks/project-<12 hex>.db"
+ * ```
+ *
+ * @category defaults
+ * @since 0.5.0
+ */
+export const defaultStorePath = (root: string, env: Readonly<Record<string, string | undefined>>): string => {
+  const hash = Crypto.createHash("sha256").update(root).digest("hex").slice(0, 12)
+  const base = NodePath.basename(root).replace(/[^A-Za-z0-9._-]/g, "_") || "root"
+  return NodePath.join(stateDirectory(env), "mcp-runtime", "tasks", `${base}-${hash}.db`)
+}
+
+const storeOf = (
+  value: string,
+  where: string,
+  root: string,
+  env: Readonly<Record<string, string | undefined>>,
+  runner: { readonly host: string | undefined; readonly port: number | undefined }
+): Effect.Effect<StoreSettings, UsageError> => {
+  if (value === "memory") return Effect.succeed({ kind: "memory" })
+  if (value === "sqlite")
+    return Effect.succeed({ kind: "sqlite", filename: defaultStorePath(root, env), explicit: true })
+  if (value.startsWith("sqlite:")) {
+    const file = value.slice("sqlite:".length)
+    if (file === "") return Effect.fail(new UsageError({ message: `${where} ${value}: expected sqlite:<file>` }))
+    return Effect.succeed({ kind: "sqlite", filename: NodePath.resolve(root, file), explicit: true })
+  }
+  if (value.startsWith("postgres://") || value.startsWith("postgresql://")) {
+    if (!URL.canParse(value)) return Effect.fail(new UsageError({ message: `${where}: not a valid PostgreSQL URL` }))
+    return Effect.succeed({ kind: "postgres", url: value, runnerHost: runner.host, runnerPort: runner.port })
+  }
+  return Effect.fail(
+    new UsageError({
+      message: `${where} ${JSON.stringify(value.replace(/\/\/([^:/@]*):[^@]*@/, "//$1:***@"))}: expected memory, sqlite, sqlite:<file> or postgres://…`
+    })
+  )
 }
 
 /**
@@ -143,6 +231,8 @@ export interface Settings {
    * (`MCP_RUNTIME_DAEMON_IDLE_MS`, the file's `daemon.idleMs`). Since 0.4.0.
    */
   readonly daemon: { readonly mode: "auto" | "off"; readonly idleMs: number }
+  /** Where tasks are kept (`--store`, `MCP_RUNTIME_STORE`, the file's `store`). Since 0.5.0. */
+  readonly store: StoreSettings
   readonly http: {
     readonly port: number | undefined
     readonly host: string | undefined
@@ -150,6 +240,13 @@ export interface Settings {
     readonly allowedOrigins: ReadonlyArray<string>
     readonly sessionIdleMs: number | undefined
     readonly resumeGraceMs: number | undefined
+    /** How many sessions may be open at once (`--max-sessions`, the file's `http.maxSessions`). Since 0.5.0. */
+    readonly maxSessions?: number | undefined
+    /**
+     * OAuth 2.1 resource server (`--auth-issuer`, `--auth-audience`, the
+     * file's `http.authorization`); undefined: no authorization. Since 0.5.0.
+     */
+    readonly authorization?: Authorization.Options | undefined
   }
 }
 
@@ -457,7 +554,8 @@ export const environmentVariables = {
   maxResultBytes: "MCP_RUNTIME_MAX_RESULT_BYTES",
   auditLog: "MCP_RUNTIME_AUDIT_LOG",
   front: "MCP_RUNTIME_FRONT",
-  daemon: "MCP_RUNTIME_DAEMON"
+  daemon: "MCP_RUNTIME_DAEMON",
+  store: "MCP_RUNTIME_STORE"
 } as const satisfies Partial<Record<keyof Flags, string>>
 
 /**
@@ -711,7 +809,7 @@ const fromEnvironment = (
       }
       out[key] = Option.some(Number(value))
     }
-    for (const key of ["capabilities", "host", "auditLog"] as const) {
+    for (const key of ["capabilities", "host", "auditLog", "store"] as const) {
       const value = get(key)
       if (value !== undefined) out[key] = Option.some(value)
     }
@@ -845,7 +943,13 @@ const flagNames: Record<keyof Flags, string> = {
   resumeGraceMs: "--resume-grace-ms",
   auditLog: "--audit-log",
   front: "--front",
-  daemon: "--daemon"
+  daemon: "--daemon",
+  maxSessions: "--max-sessions",
+  authIssuer: "--auth-issuer",
+  authAudience: "--auth-audience",
+  store: "--store",
+  runnerHost: "--runner-host",
+  runnerPort: "--runner-port"
 }
 
 const logLevelNames: Record<string, LogLevel.LogLevel> = {
@@ -889,7 +993,8 @@ export const resolve = Effect.fnUntraced(function* (input: {
   const file = input.configFile ?? "the configuration file"
   // A flag wins over its environment variable; messages name whichever was used.
   const fromEnv = yield* fromEnvironment(input.env)
-  const merged: Record<string, Option.Option<unknown>> = { ...input.flags }
+  // The authorization flags are optional (undefined: not given).
+  const merged: Record<string, Option.Option<unknown> | undefined> = { ...input.flags }
   const names: Record<string, string> = { ...flagNames }
   for (const [key, value] of Object.entries(fromEnv) as Array<
     [keyof typeof environmentVariables, Option.Option<unknown>]
@@ -920,13 +1025,27 @@ export const resolve = Effect.fnUntraced(function* (input: {
       return yield* new UsageError({ message: `${names[key]} ${value.value}: must be at least ${min}` })
     }
   }
+  if (flags.maxSessions !== undefined && Option.isSome(flags.maxSessions) && flags.maxSessions.value < 1) {
+    return yield* new UsageError({ message: `${names.maxSessions} ${flags.maxSessions.value}: must be at least 1` })
+  }
   if (Option.isSome(flags.port) && flags.port.value > 65535) {
     return yield* new UsageError({ message: `${names.port} ${flags.port.value}: must be at most 65535` })
   }
   const transport = Option.getOrElse(flags.transport, () => config.transport ?? "stdio")
   if (transport !== "http") {
-    for (const key of ["port", "host", "allowedHosts", "allowedOrigins", "sessionIdleMs", "resumeGraceMs"] as const) {
-      if (Option.isSome(flags[key] as Option.Option<unknown>)) {
+    for (const key of [
+      "port",
+      "host",
+      "allowedHosts",
+      "allowedOrigins",
+      "sessionIdleMs",
+      "resumeGraceMs",
+      "maxSessions",
+      "authIssuer",
+      "authAudience"
+    ] as const) {
+      const value = flags[key] as Option.Option<unknown> | undefined
+      if (value !== undefined && Option.isSome(value)) {
         return yield* new UsageError({ message: `${names[key]} applies to --transport http only` })
       }
     }
@@ -1018,12 +1137,15 @@ export const resolve = Effect.fnUntraced(function* (input: {
     if (!relative.startsWith("..") && !NodePath.isAbsolute(relative))
       configDeny.push(relative.split(NodePath.sep).join("/"))
   }
+  const authorization = yield* authorizationOf(flags, http.authorization, transport, file, names)
+  // Callers are identified by HTTP authorization only (the token's subject): without it, a principals rule never applies.
   for (const [index, rule] of (config.gate?.rules ?? []).entries()) {
-    if (rule.principals !== undefined) {
+    if (rule.principals !== undefined && authorization === undefined) {
       return yield* new UsageError({
         message:
-          `${file}: $.gate.rules[${index}].principals: the stdio and HTTP transports of mcp-runtime do not identify ` +
-          `callers, so this rule would never apply; remove it, or use a library server with a transport that does`
+          `${file}: $.gate.rules[${index}].principals: callers are identified only over HTTP with authorization ` +
+          `(--auth-issuer and --auth-audience, or $.http.authorization), so this rule would never apply; ` +
+          `configure authorization, or remove it`
       })
     }
   }
@@ -1073,6 +1195,7 @@ export const resolve = Effect.fnUntraced(function* (input: {
       maxDepth: config.request?.maxDepth ?? requestDefaults.maxDepth
     },
     daemon: { mode: daemonMode, idleMs: yield* daemonIdleMsOf(Option.none(), input.env, config) },
+    store: yield* storeSettings(flags, names, config, root, input.env, file),
     http: {
       port: flag(flags.port, http.port),
       host: flag(flags.host, http.host),
@@ -1081,7 +1204,92 @@ export const resolve = Effect.fnUntraced(function* (input: {
         ? splitList(flags.allowedOrigins.value)
         : (http.allowedOrigins ?? []),
       sessionIdleMs: flag(flags.sessionIdleMs, http.sessionIdleMs),
-      resumeGraceMs: flag(flags.resumeGraceMs, http.resumeGraceMs)
+      resumeGraceMs: flag(flags.resumeGraceMs, http.resumeGraceMs),
+      maxSessions: flag(flags.maxSessions ?? Option.none(), http.maxSessions),
+      authorization
     }
   }
 })
+
+// The task store: `--store` (or MCP_RUNTIME_STORE) wins over the file's `store`; the default is the SQLite file
+// under the state directory (not explicit: a server that finds it locked keeps its tasks in memory).
+const storeSettings = (
+  flags: Flags,
+  names: Record<string, string>,
+  config: Config,
+  root: string,
+  env: Readonly<Record<string, string | undefined>>,
+  file: string
+): Effect.Effect<StoreSettings, UsageError> =>
+  Effect.gen(function* () {
+    const fromFile = typeof config.store === "string" ? { url: config.store } : config.store
+    const runner = {
+      host: Option.getOrElse(flags.runnerHost ?? Option.none(), () => fromFile?.runnerHost),
+      port: Option.getOrElse(flags.runnerPort ?? Option.none(), () => fromFile?.runnerPort)
+    }
+    if (runner.port !== undefined && (runner.port < 1 || runner.port > 65535)) {
+      return yield* new UsageError({ message: `${names.runnerPort} ${runner.port}: must be between 1 and 65535` })
+    }
+    const given = flags.store ?? Option.none()
+    const store = Option.isSome(given)
+      ? yield* storeOf(given.value, names.store ?? "--store", root, env, runner)
+      : fromFile !== undefined
+        ? yield* storeOf(fromFile.url, `${file}: $.store`, root, env, runner)
+        : ({ kind: "sqlite", filename: defaultStorePath(root, env), explicit: false } as const)
+    if (store.kind !== "postgres" && (runner.host !== undefined || runner.port !== undefined)) {
+      return yield* new UsageError({
+        message: `${runner.host !== undefined ? names.runnerHost : names.runnerPort} applies to a PostgreSQL store only (--store postgres://…)`
+      })
+    }
+    return store
+  })
+
+/**
+ * HTTP authorization from `--auth-issuer` / `--auth-audience` (which win)
+ * and the file's `http.authorization`: both URLs are needed, http(s),
+ * and only with `--transport http`.
+ */
+const authorizationOf = (
+  flags: Flags,
+  file: NonNullable<Config["http"]>["authorization"],
+  transport: "stdio" | "http",
+  fileName: string,
+  names: Record<string, string>
+): Effect.Effect<Authorization.Options | undefined, UsageError> =>
+  Effect.suspend(() => {
+    const issuer = Option.getOrUndefined(flags.authIssuer ?? Option.none()) ?? file?.issuer
+    const audience = Option.getOrUndefined(flags.authAudience ?? Option.none()) ?? file?.audience
+    if (issuer === undefined && audience === undefined) return Effect.succeed(undefined)
+    if (transport !== "http") {
+      return Effect.fail(
+        new UsageError({
+          message: `${fileName}: $.http.authorization applies to --transport http only (stdio takes no tokens)`
+        })
+      )
+    }
+    for (const [key, value] of [
+      ["authIssuer", issuer],
+      ["authAudience", audience]
+    ] as const) {
+      const where = Option.isSome(flags[key] ?? Option.none())
+        ? names[key]!
+        : `${fileName}: $.http.authorization.${key === "authIssuer" ? "issuer" : "audience"}`
+      if (value === undefined) {
+        return Effect.fail(
+          new UsageError({
+            message: `${key === "authIssuer" ? "--auth-audience" : "--auth-issuer"} needs ${names[key]} too (or ${fileName}: $.http.authorization.${key === "authIssuer" ? "issuer" : "audience"})`
+          })
+        )
+      }
+      if (!/^https?:\/\/[^/]/.test(value) || !URL.canParse(value)) {
+        return Effect.fail(new UsageError({ message: `${where} ${JSON.stringify(value)}: expected an http(s) URL` }))
+      }
+    }
+    return Effect.succeed({
+      issuer: issuer!,
+      audience: audience!,
+      requiredScopes: file?.requiredScopes,
+      toolScopes: file?.toolScopes,
+      resourceMetadataUrl: file?.resourceMetadataUrl
+    })
+  })

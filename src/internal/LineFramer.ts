@@ -11,6 +11,7 @@
  *
  * @internal
  */
+import type { Principal } from "../Authorization.ts"
 
 /** One framed message, or the report of a line that could not be one. */
 export type Frame =
@@ -23,6 +24,8 @@ export type Frame =
        * (HTTP reads the body to route it); the server then does not parse it again.
        */
       readonly parsed?: unknown
+      /** Who sent the message, when the transport authenticated it (HTTP with authorization). */
+      readonly principal?: Principal | undefined
     }
   | {
       readonly _tag: "Oversize"

@@ -73,6 +73,8 @@ export interface CompiledTool {
   ) => Effect.Effect<CallToolResult, MissingRequiredClientCapability, RequestContext>
   /** Whether the tool may run as a task (`Tool.make`'s `task`). */
   readonly task: Tool.TaskSupport | undefined
+  /** What a durable store does with its task after a takeover (`Tool.make`'s `durable`). */
+  readonly durable: Tool.Durability | undefined
   /** The keys a call with these arguments writes (`Tool.make`'s `writeKey`); none when they do not decode. */
   readonly writeKeys: (args: unknown) => ReadonlyArray<string>
   /** How the request front presents the output (`Tool.make`'s `presentation`): `agent` unless the tool says. */
@@ -673,6 +675,7 @@ export const compileTool = (
             : onFailure(cause)
       }) as Effect.Effect<CallToolResult, MissingRequiredClientCapability, RequestContext>,
     task: tool.task,
+    durable: tool.durable,
     confirmsCall: (args) => {
       if (!confirms) return false
       if (tool.confirmWhen === undefined) return true

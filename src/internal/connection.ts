@@ -24,6 +24,7 @@ import * as Option from "effect/Option"
 import * as PubSub from "effect/PubSub"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
+import type { Principal } from "../Authorization.ts"
 import { Client } from "../Client.ts"
 import { ClientLog, severity } from "../ClientLog.ts"
 import type { Kernel } from "../Kernel.ts"
@@ -137,7 +138,7 @@ export const serve = (deps: Deps): Effect.Effect<void, never, Transport | Scope.
     runFork = Effect.runForkWith(context)
 
     // Where a request of the legacy session takes its context from.
-    const legacyEnv = (id: RequestId): RequestEnv => ({
+    const legacyEnv = (id: RequestId, principal: Principal | undefined): RequestEnv => ({
       protocolVersion: state.protocolVersion,
       clientCapabilities: state.clientCapabilities,
       clientInfo: state.clientInfo,
@@ -145,7 +146,8 @@ export const serve = (deps: Deps): Effect.Effect<void, never, Transport | Scope.
       fork: runFork,
       scope: sessionId,
       correlationId: nextCorrelationId,
-      records: inFlight.records
+      records: inFlight.records,
+      principal
     })
 
     const notInitialized = (method: string) =>
@@ -157,18 +159,22 @@ export const serve = (deps: Deps): Effect.Effect<void, never, Transport | Scope.
       })
 
     // A request that carries its own context, over this connection.
-    const stateless = (message: Incoming & { _tag: "Request" }, bytesIn: number | undefined): Effect.Effect<string> =>
+    const stateless = (
+      message: Incoming & { _tag: "Request" },
+      bytesIn: number | undefined,
+      principal: Principal | undefined
+    ): Effect.Effect<string> =>
       Effect.map(
         deps.stateless(
           { id: message.id, method: message.method, params: message.params, bytesIn },
-          { send: (line) => send(line, message.id), records: inFlight.records, scope: sessionId }
+          { send: (line) => send(line, message.id), records: inFlight.records, scope: sessionId, principal }
         ),
         (answer) => answer.line
       )
 
     // The response to a message, or undefined when none is due (notifications,
     // responses from the peer). Used both for single messages and in batches.
-    const answer = (message: Incoming, bytesIn?: number): Effect.Effect<string | undefined> => {
+    const answer = (message: Incoming, bytesIn?: number, principal?: Principal): Effect.Effect<string | undefined> => {
       switch (message._tag) {
         case "Invalid":
           return dispatch.rejected(
@@ -209,7 +215,7 @@ export const serve = (deps: Deps): Effect.Effect<void, never, Transport | Scope.
             Meta.namesVersion(message.params) ||
             (method === undefined && (state.phase === "new" || deps.modernOnly(message.method)))
           ) {
-            return stateless(message, bytesIn)
+            return stateless(message, bytesIn, principal)
           }
           if (method === undefined) {
             return dispatch.rejected(
@@ -231,7 +237,7 @@ export const serve = (deps: Deps): Effect.Effect<void, never, Transport | Scope.
               nextCorrelationId
             )
           }
-          return dispatch.execute(method, message.id, message.params, bytesIn, legacyEnv(message.id))
+          return dispatch.execute(method, message.id, message.params, bytesIn, legacyEnv(message.id, principal))
         }
       }
     }
@@ -261,14 +267,14 @@ export const serve = (deps: Deps): Effect.Effect<void, never, Transport | Scope.
     const duplicateId = (id: RequestId) =>
       errorLine(id, new InvalidRequest({ message: `Invalid Request: id ${JSON.stringify(id)} is already in flight` }))
 
-    const respondTo = (message: Incoming, bytesIn?: number): Effect.Effect<void> =>
+    const respondTo = (message: Incoming, bytesIn?: number, principal?: Principal): Effect.Effect<void> =>
       Effect.flatMap(
-        Effect.suspend(() => answer(message, bytesIn)),
+        Effect.suspend(() => answer(message, bytesIn, principal)),
         (line) => (line === undefined ? Effect.void : send(line, message._tag === "Request" ? message.id : undefined))
       )
 
     let batches = 0
-    const onBatch = (values: ReadonlyArray<unknown>, bytesIn: number): Effect.Effect<void> => {
+    const onBatch = (values: ReadonlyArray<unknown>, bytesIn: number, principal?: Principal): Effect.Effect<void> => {
       if (state.phase === "new" || !ProtocolVersion.acceptsBatches(state.protocolVersion)) {
         return refuse(
           bytesIn,
@@ -304,7 +310,7 @@ export const serve = (deps: Deps): Effect.Effect<void, never, Transport | Scope.
           immediate.push(message)
           return Effect.succeed(undefined)
         }
-        if (message._tag !== "Request") return Effect.suspend(() => answer(message))
+        if (message._tag !== "Request") return Effect.suspend(() => answer(message, undefined, principal))
         related ??= message.id
         const key = requestKey(message.id)
         if (inFlight.has(key) || seen.has(key)) {
@@ -320,7 +326,7 @@ export const serve = (deps: Deps): Effect.Effect<void, never, Transport | Scope.
         seen.add(key)
         const fiber = inFlight.fork(
           key,
-          Effect.suspend(() => answer(message))
+          Effect.suspend(() => answer(message, undefined, principal))
         )
         return Effect.map(Fiber.await(fiber), (exit) => (exit._tag === "Success" ? exit.value : undefined))
       })
@@ -333,7 +339,7 @@ export const serve = (deps: Deps): Effect.Effect<void, never, Transport | Scope.
           })
         )
       )
-      return Effect.forEach(immediate, (message) => answer(message), { discard: true })
+      return Effect.forEach(immediate, (message) => answer(message, undefined, principal), { discard: true })
     }
 
     // Answers a message that never became a request (no id to answer), and logs it.
@@ -382,11 +388,12 @@ export const serve = (deps: Deps): Effect.Effect<void, never, Transport | Scope.
       if (isNotJson(value)) {
         return refuse(frame.bytes, new ParseError({ message: "Parse error: the message is not valid JSON" }))
       }
-      if (Array.isArray(value)) return onBatch(value, frame.bytes)
+      const principal = frame.principal
+      if (Array.isArray(value)) return onBatch(value, frame.bytes, principal)
       const message = classify(value)
-      if (message._tag !== "Request") return respondTo(message, frame.bytes)
+      if (message._tag !== "Request") return respondTo(message, frame.bytes, principal)
       if (requests.get(message.method)?.sequential === true && !Meta.namesVersion(message.params)) {
-        return respondTo(message, frame.bytes)
+        return respondTo(message, frame.bytes, principal)
       }
       const key = requestKey(message.id)
       if (inFlight.has(key)) {
@@ -402,7 +409,7 @@ export const serve = (deps: Deps): Effect.Effect<void, never, Transport | Scope.
           (line) => send(line, message.id)
         )
       }
-      inFlight.fork(key, respondTo(message, frame.bytes))
+      inFlight.fork(key, respondTo(message, frame.bytes, principal))
       return Effect.void
     }
 

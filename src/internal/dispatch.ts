@@ -20,6 +20,7 @@ import type * as Fiber from "effect/Fiber"
 import * as LogLevel from "effect/LogLevel"
 import * as Option from "effect/Option"
 import * as References from "effect/References"
+import type { Principal } from "../Authorization.ts"
 import { InternalError, InvalidParams, isMcpError } from "../McpError.ts"
 import type { ClientCapabilities, Implementation, RequestId } from "../McpSchema.ts"
 import type * as Method from "../Method.ts"
@@ -62,6 +63,8 @@ export interface RequestEnv {
   readonly records?: Map<string, RequestRecord> | undefined
   /** Turns a handler's result into what goes on the wire (the 2026-07-28 result fields). */
   readonly shape?: ((result: unknown, method: string) => unknown) | undefined
+  /** Who sent the request, when the transport authenticated it. */
+  readonly principal?: Principal | undefined
 }
 
 /** The key of a request id in maps (`1` and `"1"` are different ids). */
@@ -202,7 +205,8 @@ export const make = (shared: Shared): Dispatch => {
       clientCapabilities: env.clientCapabilities,
       clientInfo: env.clientInfo,
       progressToken,
-      record
+      record,
+      principal: env.principal
     })
     const send = env.send
     const reporter =

@@ -32,7 +32,13 @@ export const guard = <A, R>(
     // The authorization gate first, when one is installed.
     const gate = Context.getOption(context as unknown as Context.Context<Gate>, Gate)
     if (gate._tag === "Some") {
-      return gate.value.check({ method, name: owner.name }).pipe(
+      // The caller, when the transport authenticated it: the gate's `principals` rules see its subject.
+      const principal = Context.get(context, RequestContext).principal
+      const access =
+        principal === undefined
+          ? { method, name: owner.name }
+          : { method, name: owner.name, principal: principal.subject }
+      return gate.value.check(access).pipe(
         Effect.matchEffect({
           onFailure: (denied) => {
             Context.get(context, RequestContext).record.outcome = "denied"

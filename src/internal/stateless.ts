@@ -19,6 +19,7 @@ import * as Effect from "effect/Effect"
 import type * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
+import type { Principal } from "../Authorization.ts"
 import { Client, ClientRequestFailed } from "../Client.ts"
 import { ClientLog, severity } from "../ClientLog.ts"
 import type { Kernel } from "../Kernel.ts"
@@ -63,6 +64,8 @@ export interface Origin {
   readonly records?: Map<string, RequestRecord> | undefined
   /** Names the connection on spans (default `stateless`). */
   readonly scope?: string | undefined
+  /** Who sent the request, when the transport authenticated it. */
+  readonly principal?: Principal | undefined
 }
 
 /** The answer line and how it went. */
@@ -241,7 +244,8 @@ export const make = (deps: Deps) => {
           correlationId: deps.correlationId,
           services,
           records: origin.records,
-          shape
+          shape,
+          principal: origin.principal
         }),
         (line): Answer => {
           const code = codeOf(line, message.id)

@@ -20,6 +20,7 @@ import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import type * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
+import * as Schedule from "effect/Schedule"
 import * as Stream from "effect/Stream"
 import { Client, ClientRequestFailed, InputKey } from "../Client.ts"
 import { ClientLog } from "../ClientLog.ts"
@@ -29,6 +30,7 @@ import {
   isMcpError,
   MethodNotFound,
   MissingRequiredClientCapability,
+  type RequestFailed,
   toJsonRpcError
 } from "../McpError.ts"
 import type { CallToolResult, ClientCapabilities } from "../McpSchema.ts"
@@ -36,6 +38,8 @@ import type { ProtocolVersion } from "../ProtocolVersion.ts"
 import { RequestContext } from "../RequestContext.ts"
 import { disabled as disabledProgress, Progress } from "../Progress.ts"
 import { isTerminal, type Task, type TaskStore } from "../TaskStore.ts"
+import type { Durability } from "../Tool.ts"
+import type * as Durable from "./durable.ts"
 import { answerProblem, numbered, questionOf } from "./mrtr.ts"
 
 /** The extension's identifier. */
@@ -70,9 +74,23 @@ const notFound = (taskId: string) =>
 
 /** The part of a running task only this instance has. */
 interface Running {
-  fiber: Fiber.Fiber<void> | undefined
+  fiber: Fiber.Fiber<unknown, unknown> | undefined
   /** The input requests waiting for an answer, by key. */
   readonly waiting: Map<string, Deferred.Deferred<Record<string, unknown>>>
+}
+
+/** What a task's work needs besides the work itself. */
+export interface StartOptions {
+  readonly capabilities: ClientCapabilities
+  /** The revision of the request that created the task (what its work's `Client` says it speaks). */
+  readonly protocolVersion: ProtocolVersion
+  readonly tool: string
+  /** The services the work runs with (the handler's): the task's own replace the request's. */
+  readonly context: Context.Context<never>
+  /** The call's params, as a durable store keeps them to run the tool again elsewhere (name, arguments, `_meta`). */
+  readonly params?: Record<string, unknown> | undefined
+  /** Who called, when the transport identified the caller. */
+  readonly principal?: string | undefined
 }
 
 /** The tasks of one server. */
@@ -80,44 +98,80 @@ export interface Runner {
   readonly store: TaskStore["Service"]
   /**
    * Creates a task for `work` (a tool call's outcome, with everything it
-   * needs provided), writes it to the store, and starts the work in the
-   * server's scope. Returns the task as created.
+   * needs provided), writes it to the store, and starts the work (in the
+   * server's scope, or as a durable workflow). Returns the task as created;
+   * fails when a durable store is unreachable.
    */
   readonly start: (
     work: Effect.Effect<CallToolResult, MissingRequiredClientCapability, any>,
-    options: {
-      readonly capabilities: ClientCapabilities
-      /** The revision of the request that created the task (what its work's `Client` says it speaks). */
-      readonly protocolVersion: ProtocolVersion
-      readonly tool: string
-      /** The services the work runs with (the handler's): the task's own replace the request's. */
-      readonly context: Context.Context<never>
-    }
-  ) => Effect.Effect<Task>
+    options: StartOptions
+  ) => Effect.Effect<Task, RequestFailed>
   /** The task, or −32602 when there is none. */
-  readonly get: (taskId: string) => Effect.Effect<Task, InvalidParams>
+  readonly get: (taskId: string) => Effect.Effect<Task, InvalidParams | RequestFailed>
   /** Gives a task the client's answers to its input requests (unknown keys are ignored). */
-  readonly answer: (taskId: string, responses: Record<string, unknown>) => Effect.Effect<void, InvalidParams>
+  readonly answer: (
+    taskId: string,
+    responses: Record<string, unknown>
+  ) => Effect.Effect<void, InvalidParams | RequestFailed>
   /** Cancels a task (an ended one stays as it is), interrupting its work and everything it started. */
-  readonly cancel: (taskId: string) => Effect.Effect<void, InvalidParams>
+  readonly cancel: (taskId: string) => Effect.Effect<void, InvalidParams | RequestFailed>
+  /**
+   * Runs a durable task's work on this instance, when its workflow's
+   * activity starts here: the work registered by `start` in this process,
+   * or the tool run again through `resume` (a takeover, or a task created
+   * through another instance). Undefined without a durable store.
+   */
+  readonly activity:
+    | ((
+        payload: Durable.Payload,
+        resume: (payload: Durable.Payload, runner: Runner) => Effect.Effect<void>
+      ) => Effect.Effect<void>)
+    | undefined
 }
 
-/** Builds the runner of a server, its work forked with `fork`. */
+/**
+ * A running durable task's work, resumed through the server: the call's
+ * handler runs again and hands its work to `Task.background`, which runs it
+ * here, inline, as the task's work.
+ */
+export const CurrentResumption = Context.Reference<Runner | undefined>("effect-mcp-runtime/internal/Resumption", {
+  defaultValue: () => undefined
+})
+
+/** Builds the runner of a server, its work forked with `fork` (or run by a durable store's workflows). */
 export const make = (options: {
   readonly store: TaskStore["Service"]
   readonly fork: <A>(effect: Effect.Effect<A>) => Fiber.Fiber<A>
+  /** A durable store: tasks are workflows, their MCP view a projection every instance reads. */
+  readonly durable?: Durable.Durable | undefined
+  /** What a tool's task does after a takeover (`Tool.make`'s `durable`), by public name. */
+  readonly durability?: ((tool: string) => Durability | undefined) | undefined
 }): Effect.Effect<Runner> =>
   Effect.gen(function* () {
-    const { fork, store } = options
+    const { durable, fork } = options
+    const store = durable === undefined ? options.store : durable.store
+    const ops: {
+      readonly create: (task: Task) => Effect.Effect<void, RequestFailed>
+      readonly get: (taskId: string) => Effect.Effect<Task | undefined, RequestFailed>
+      readonly update: (
+        taskId: string,
+        f: (task: Task) => Task | undefined
+      ) => Effect.Effect<Task | undefined, RequestFailed>
+    } =
+      durable === undefined
+        ? store
+        : { create: durable.store.createOrFail, get: durable.store.getOrFail, update: durable.store.updateOrFail }
     const clock = yield* Clock.Clock
     const running = new Map<string, Running>()
+    // Durable, one instance: the work `start` was given, until the task's activity (in this process) takes it.
+    const registered = new Map<string, { readonly work: Work; readonly options: StartOptions }>()
     const now = () => new Date(clock.currentTimeMillisUnsafe()).toISOString()
 
     // The end of a task's work, however it ended. A cancelled (terminal) task is never changed. `ttlMs` counts
     // from the creation: a task that ran longer than most of it is kept `defaultTtlMs` past its end, so that its
     // result is not dropped the moment it is there.
     const settle = (taskId: string, outcome: Partial<Task> & { readonly status: Task["status"] }) =>
-      store.update(taskId, (task) => {
+      ops.update(taskId, (task) => {
         const endedAt = clock.currentTimeMillisUnsafe()
         const ranMs = Math.max(0, endedAt - Date.parse(task.createdAt))
         return {
@@ -129,6 +183,12 @@ export const make = (options: {
           ...outcome
         }
       })
+    // A settle that must not fail the work that ends: a store lost meanwhile is logged (the task is taken over, or
+    // its end written, when the store is back).
+    const settleLogged = (taskId: string, outcome: Partial<Task> & { readonly status: Task["status"] }) =>
+      Effect.catch(settle(taskId, outcome), (error) =>
+        Effect.as(Effect.logError("task end not stored", { task: taskId, error: error.message }), undefined)
+      )
 
     const clientFor = (
       taskId: string,
@@ -153,7 +213,7 @@ export const make = (options: {
             const key = numbered(occurrences, chosen ?? question.key)
             const answer = Deferred.makeUnsafe<Record<string, unknown>>()
             state.waiting.set(key, answer)
-            return store
+            return ops
               .update(taskId, (task) => ({
                 ...task,
                 status: "input_required",
@@ -161,6 +221,7 @@ export const make = (options: {
                 lastUpdatedAt: now()
               }))
               .pipe(
+                Effect.mapError((error) => new ClientRequestFailed({ method, message: error.message })),
                 Effect.andThen(Deferred.await(answer)),
                 Effect.ensuring(Effect.sync(() => state.waiting.delete(key)))
               )
@@ -168,33 +229,22 @@ export const make = (options: {
       })
     }
 
-    const start: Runner["start"] = (work, { capabilities, context, protocolVersion, tool }) =>
-      Effect.gen(function* () {
-        const taskId = crypto.randomUUID()
-        const createdAt = now()
-        const task: Task = {
-          taskId,
-          status: "working",
-          createdAt,
-          lastUpdatedAt: createdAt,
-          ttlMs: defaultTtlMs,
-          pollIntervalMs
-        }
-        // Written before the call is answered: a tasks/get right after finds it.
-        yield* store.create(task)
-        const state: Running = { fiber: undefined, waiting: new Map() }
+    // A task's work, run to its end in the current fiber, its outcome written to the store.
+    const run = (taskId: string, work: Work, { capabilities, context, protocolVersion, tool }: StartOptions) =>
+      Effect.withFiber((fiber) => {
+        const state: Running = { fiber, waiting: new Map() }
         running.set(taskId, state)
         const started = clock.currentTimeMillisUnsafe()
-        const body = work.pipe(
+        return work.pipe(
           Effect.provideContext(
             Context.add(detached(context), Client, clientFor(taskId, state, capabilities, protocolVersion))
           ),
           Effect.matchCauseEffect({
             onSuccess: (result) =>
-              settle(taskId, { status: "completed", result: { resultType: "complete", ...result } }),
+              settleLogged(taskId, { status: "completed", result: { resultType: "complete", ...result } }),
             onFailure: (cause) => {
               if (Cause.hasInterruptsOnly(cause)) {
-                return settle(taskId, {
+                return settleLogged(taskId, {
                   status: "failed",
                   statusMessage: "The task's work interrupted itself.",
                   error: { code: -32603, message: "The task's work interrupted itself before it ended." }
@@ -203,12 +253,16 @@ export const make = (options: {
               const failure = Cause.findErrorOption(cause)
               if (Option.isSome(failure) && isMcpError(failure.value) && !Cause.hasDies(cause)) {
                 const error = toJsonRpcError(failure.value)
-                return settle(taskId, { status: "failed", statusMessage: error.message, error })
+                return settleLogged(taskId, { status: "failed", statusMessage: error.message, error })
               }
               const internal = new InternalError({ correlationId: `task-${taskId}` })
               return Effect.andThen(
                 Effect.logError("task failed with a defect", { task: taskId, tool, cause: Cause.pretty(cause) }),
-                settle(taskId, { status: "failed", statusMessage: internal.message, error: toJsonRpcError(internal) })
+                settleLogged(taskId, {
+                  status: "failed",
+                  statusMessage: internal.message,
+                  error: toJsonRpcError(internal)
+                })
               )
             }
           }),
@@ -221,28 +275,89 @@ export const make = (options: {
             })
           ),
           // Interrupted from outside, the work runs no recovery: a cancelled task is already settled (settle leaves
-          // it), one cut off by the server's end is settled here, so a store that outlives the process does not
-          // keep it working for ever.
+          // it). In memory, one cut off by the server's end is settled here, so that it is not kept working for
+          // ever; under a durable store it stays as it is, and is taken over (another instance, or this one when
+          // it starts again).
           Effect.onInterrupt(() =>
-            settle(taskId, {
-              status: "failed",
-              statusMessage: "The task's work was interrupted: the server shut down before it ended.",
-              error: { code: -32603, message: "The server shut down before the task ended." }
-            })
+            durable !== undefined
+              ? Effect.void
+              : settleLogged(taskId, {
+                  status: "failed",
+                  statusMessage: "The task's work was interrupted: the server shut down before it ended.",
+                  error: { code: -32603, message: "The server shut down before the task ended." }
+                })
           ),
           Effect.ensuring(Effect.sync(() => running.delete(taskId)))
-        )
-        state.fiber = fork(body as Effect.Effect<void>)
+        ) as Effect.Effect<void>
+      })
+
+    const create = (tool: string) =>
+      Effect.gen(function* () {
+        const taskId = crypto.randomUUID()
+        const createdAt = now()
+        const task: Task = {
+          taskId,
+          status: "working",
+          createdAt,
+          lastUpdatedAt: createdAt,
+          ttlMs: defaultTtlMs,
+          pollIntervalMs
+        }
+        // Written before the call is answered: a tasks/get right after finds it.
+        yield* ops.create(task)
+        yield* Effect.annotateCurrentSpan({ "mcp.task.id": taskId, "mcp.tool": tool })
         return task
       })
 
+    const start: Runner["start"] = (work, startOptions) =>
+      Effect.gen(function* () {
+        const task = yield* create(startOptions.tool)
+        if (durable === undefined) {
+          fork(run(task.taskId, work, startOptions))
+          return task
+        }
+        // One instance: the work runs here, when the workflow's activity takes it (at once). Several: the
+        // activity runs on the instance that owns the task's shard, which runs the tool again from its params.
+        if (durable.single) registered.set(task.taskId, { work, options: startOptions })
+        const payload: Durable.Payload = {
+          taskId: task.taskId,
+          tool: startOptions.tool,
+          params: JSON.stringify(startOptions.params ?? { name: startOptions.tool }),
+          ...(startOptions.principal === undefined ? {} : { principal: startOptions.principal })
+        }
+        return yield* durable.execute(payload).pipe(
+          Effect.as(task),
+          Effect.tapError((error) => {
+            registered.delete(task.taskId)
+            return Effect.ignore(
+              settle(task.taskId, {
+                status: "failed",
+                statusMessage: error.message,
+                error: { code: -32603, message: error.message }
+              })
+            )
+          })
+        )
+      })
+
     const get: Runner["get"] = (taskId) =>
-      Effect.flatMap(store.get(taskId), (task) =>
+      Effect.flatMap(ops.get(taskId), (task) =>
         task === undefined ? Effect.fail(notFound(taskId)) : Effect.succeed(task)
       )
 
+    // Answers reach the work where it runs: here, directly; elsewhere, through the store.
+    const deliver = (taskId: string, responses: Record<string, unknown>): boolean => {
+      const state = running.get(taskId)
+      if (state === undefined) return false
+      for (const [key, value] of Object.entries(responses)) {
+        const waiter = state.waiting.get(key)
+        if (waiter !== undefined) Deferred.doneUnsafe(waiter, Effect.succeed(value as Record<string, unknown>))
+      }
+      return true
+    }
+
     const answer: Runner["answer"] = (taskId, responses) =>
-      Effect.flatMap(get(taskId), (task): Effect.Effect<void, InvalidParams> => {
+      Effect.flatMap(get(taskId), (task): Effect.Effect<void, InvalidParams | RequestFailed> => {
         const outstanding = task.inputRequests ?? {}
         const given = Object.keys(responses).filter((key) => Object.hasOwn(outstanding, key))
         // Checked first, applied all together: a malformed answer applies nothing.
@@ -258,8 +373,9 @@ export const make = (options: {
           }
         }
         if (given.length === 0) return Effect.void
+        const answered = Object.fromEntries(given.map((key) => [key, responses[key]]))
         return Effect.flatMap(
-          store.update(taskId, (current) => {
+          ops.update(taskId, (current) => {
             const left = Object.fromEntries(
               Object.entries(current.inputRequests ?? {}).filter(([key]) => !given.includes(key))
             )
@@ -272,15 +388,9 @@ export const make = (options: {
             }
           }),
           () =>
-            Effect.sync(() => {
-              const state = running.get(taskId)
-              if (state === undefined) return
-              for (const key of given) {
-                const waiter = state.waiting.get(key)
-                if (waiter !== undefined)
-                  Deferred.doneUnsafe(waiter, Effect.succeed(responses[key] as Record<string, unknown>))
-              }
-            })
+            Effect.suspend(() =>
+              deliver(taskId, answered) || durable === undefined ? Effect.void : durable.sendAnswers(taskId, answered)
+            )
         )
       })
 
@@ -289,16 +399,16 @@ export const make = (options: {
         if (isTerminal(task.status)) return Effect.void
         return Effect.flatMap(
           settle(taskId, { status: "cancelled", statusMessage: "Cancelled by the client (tasks/cancel)." }),
-          () =>
-            Effect.sync(() => {
-              // The work stops, with everything it started (child processes included).
-              running.get(taskId)?.fiber?.interruptUnsafe()
-            })
+          () => {
+            // The work stops, with everything it started (child processes included): here, or where it runs.
+            running.get(taskId)?.fiber?.interruptUnsafe()
+            registered.delete(taskId)
+            return durable === undefined ? Effect.void : durable.interrupt(taskId)
+          }
         )
       })
 
-    // A task cancelled through another instance that shares the store: its work stops here too. (Answers given
-    // to another instance, tasks/update, do not reach the work: a shared store carries statuses, not answers.)
+    // A task cancelled through another instance that shares the store: its work stops here too.
     fork(
       Stream.runForEach(store.changes, (task) =>
         task.status === "cancelled"
@@ -306,9 +416,83 @@ export const make = (options: {
           : Effect.void
       )
     )
+    // Answers given through another instance, for work that runs here.
+    if (durable !== undefined) {
+      fork(
+        Stream.runForEach(durable.answered, (taskId) =>
+          running.has(taskId)
+            ? Effect.flatMap(
+                Effect.orElseSucceed(durable.takeAnswers(taskId), () => ({})),
+                (responses) => Effect.sync(() => deliver(taskId, responses))
+              )
+            : Effect.void
+        )
+      )
+    }
 
-    return { store, start, get, answer, cancel }
+    const runner: Runner = {
+      store,
+      start,
+      get,
+      answer,
+      cancel,
+      activity:
+        durable === undefined
+          ? undefined
+          : (payload, resume) =>
+              Effect.gen(function* () {
+                const taskId = payload.taskId
+                // Counted before the work starts: an attempt that finds one before it was cut off by its instance.
+                const attempt = yield* durable.claim(taskId).pipe(
+                  Effect.retry({ schedule: Schedule.spaced("1 second"), times: 30 }),
+                  Effect.orElseSucceed(() => undefined)
+                )
+                if (attempt === undefined) {
+                  registered.delete(taskId)
+                  return
+                }
+                const local = registered.get(taskId)
+                registered.delete(taskId)
+                if (local !== undefined && attempt === 1) return yield* run(taskId, local.work, local.options)
+                if (attempt > 1 && options.durability?.(payload.tool) !== "rerun") {
+                  const message =
+                    `The instance running this task stopped before it ended, and ${payload.tool} is not safe to ` +
+                    `run twice (durable: "fail"). Call ${payload.tool} again to start over.`
+                  yield* Effect.logWarning("task taken over: failed", { task: taskId, tool: payload.tool, attempt })
+                  return yield* Effect.asVoid(
+                    settleLogged(taskId, { status: "failed", statusMessage: message, error: { code: -32603, message } })
+                  )
+                }
+                if (attempt > 1) {
+                  yield* Effect.logWarning("task taken over: run again", { task: taskId, tool: payload.tool, attempt })
+                }
+                // The tool runs again through the server; its Task.background hands the work to `resumed`.
+                let reached = false
+                const resumed: Runner = {
+                  ...runner,
+                  start: (work, startOptions) =>
+                    Effect.suspend(() => {
+                      reached = true
+                      return Effect.flatMap(run(taskId, work, startOptions), () =>
+                        Effect.map(get(taskId), (task) => task)
+                      )
+                    }).pipe(Effect.catchTag("InvalidParams", (error) => Effect.die(error)))
+                }
+                yield* resume(payload, resumed)
+                if (!reached) {
+                  const message =
+                    `The task could not be run again: ${payload.tool}'s handler did not reach its work when it ran ` +
+                    `again on another instance (it answered, or asked for input, first). Call ${payload.tool} again.`
+                  yield* Effect.asVoid(
+                    settleLogged(taskId, { status: "failed", statusMessage: message, error: { code: -32603, message } })
+                  )
+                }
+              })
+    }
+    return runner
   })
+
+type Work = Effect.Effect<CallToolResult, MissingRequiredClientCapability, any>
 
 /**
  * The runner of the server, for a request whose client declared the

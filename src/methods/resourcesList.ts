@@ -25,12 +25,20 @@ const guardListing = (template: CompiledTemplate, listing: Effect.Effect<ListedP
     const gate = Context.getOption(context as Context.Context<Gate>, Gate)
     const run = guard(template, "resources/read", `resources/list of ${template.name}`, listing)
     if (gate._tag === "None") return run
-    return gate.value.check({ method: "resources/read", name: template.name }).pipe(
-      Effect.matchEffect({
-        onFailure: () => Effect.succeed(undefined),
-        onSuccess: () => run
-      })
-    )
+    const caller = Context.getOption(context as Context.Context<RequestContext>, RequestContext)
+    const principal = caller._tag === "Some" ? caller.value.principal?.subject : undefined
+    return gate.value
+      .check(
+        principal === undefined
+          ? { method: "resources/read", name: template.name }
+          : { method: "resources/read", name: template.name, principal }
+      )
+      .pipe(
+        Effect.matchEffect({
+          onFailure: () => Effect.succeed(undefined),
+          onSuccess: () => run
+        })
+      )
   })
 
 /**

@@ -20,7 +20,7 @@ import type { CompiledTool } from "../internal/compileTool.ts"
 import { downgradeContent } from "../internal/content.ts"
 import { exceedsUtf8, utf8Length } from "../internal/utf8.ts"
 import { Kernel } from "../Kernel.ts"
-import { InvalidParams, type MissingRequiredClientCapability } from "../McpError.ts"
+import { InvalidParams, type MissingRequiredClientCapability, type RequestFailed } from "../McpError.ts"
 import { Executor, type Overloaded, type TimedOut, timedOut } from "../Executor.ts"
 import { type CallToolResult, CallToolParams, errorMetaKey } from "../McpSchema.ts"
 import * as Method from "../Method.ts"
@@ -140,7 +140,7 @@ const asTask = (
   params: { readonly name: string; readonly arguments?: unknown }
 ): Effect.Effect<Method.RawJson, MissingRequiredClientCapability, RequestContext> => {
   const request = answering.request
-  const created = Deferred.makeUnsafe<TaskStore.Task>()
+  const created = Deferred.makeUnsafe<TaskStore.Task, RequestFailed>()
   // The call is audited when it is answered (outcome "task"); the task's end is a second entry, with the same
   // correlation id and the task's id: how its work ended (the result's outcome, cancelled, failed).
   const auditEnd =
@@ -180,12 +180,26 @@ const asTask = (
             capabilities: request.clientCapabilities,
             protocolVersion: request.protocolVersion,
             tool: tool.name,
-            context: fiber.context
+            context: fiber.context,
+            // What a durable store keeps to run the call again on another instance.
+            params: {
+              name: params.name,
+              ...(params.arguments === undefined ? {} : { arguments: params.arguments }),
+              _meta: {
+                [metaKey.protocolVersion]: request.protocolVersion,
+                [metaKey.clientCapabilities]: request.clientCapabilities,
+                ...(request.clientInfo === undefined ? {} : { [metaKey.clientInfo]: request.clientInfo })
+              }
+            },
+            principal: request.principal === undefined ? undefined : JSON.stringify(request.principal)
           })
           .pipe(
-            Effect.flatMap((task) => {
-              taskId = task.taskId
-              return Deferred.succeed(created, task)
+            Effect.matchEffect({
+              onFailure: (error) => Deferred.fail(created, error),
+              onSuccess: (task) => {
+                taskId = task.taskId
+                return Deferred.succeed(created, task)
+              }
             }),
             Effect.andThen(Effect.never)
           )
@@ -205,16 +219,31 @@ const asTask = (
           })
         : prelude
     ),
-    Effect.map(Deferred.await(created), (task) => {
-      request.record.outcome = "task"
-      return new Method.RawJson(
-        JSON.stringify({
-          resultType: "task",
-          ...task,
-          ...(answering.serverInfo === undefined ? {} : { _meta: { [metaKey.serverInfo]: answering.serverInfo } })
-        })
+    Deferred.await(created).pipe(
+      Effect.map((task) => {
+        request.record.outcome = "task"
+        return new Method.RawJson(
+          JSON.stringify({
+            resultType: "task",
+            ...task,
+            ...(answering.serverInfo === undefined ? {} : { _meta: { [metaKey.serverInfo]: answering.serverInfo } })
+          })
+        )
+      }),
+      // A durable store that cannot be reached: no task was created, and the call says so.
+      Effect.catch((error) =>
+        Effect.succeed(
+          respond(
+            errorResult(
+              error.message,
+              "task_store_unavailable",
+              `Retry ${tool.name} in a few seconds, or call it without the tasks extension to get its result inline.`
+            ),
+            answering
+          )
+        )
       )
-    })
+    )
   )
 }
 
@@ -240,6 +269,8 @@ const auditRecord = (
       outcome,
       durationMs: started === undefined ? 0 : now - started,
       bytesIn: utf8Length(JSON.stringify(params.arguments ?? {})),
+      // Who called, when the transport authenticated the caller.
+      ...(request.principal === undefined ? {} : { principal: request.principal.subject }),
       ...more
     })
   )
@@ -344,25 +375,31 @@ export const toolsCall = Method.request("tools/call", {
         }
         const gate = Context.getOption(context as unknown as Context.Context<Gate>, Gate)
         if (gate._tag === "Some") {
-          return gate.value.check({ method: "tools/call", name: tool.name }).pipe(
-            Effect.matchEffect({
-              onFailure: (denied) => {
-                const answer = respond(
-                  errorResult(
-                    denied.message,
-                    "denied",
-                    `Do not retry ${tool.name}: the server's operator has not allowed it. Call tools/list and use ` +
-                      `another tool, or ask the user to have it allowed.`
-                  ),
-                  answering
-                )
-                return audit._tag === "None"
-                  ? Effect.succeed(answer)
-                  : audited(audit.value, params, request, undefined, answer)
-              },
-              onSuccess: () => confirmed(tool, params, answering, context, audit)
-            })
-          )
+          return gate.value
+            .check(
+              request.principal === undefined
+                ? { method: "tools/call", name: tool.name }
+                : { method: "tools/call", name: tool.name, principal: request.principal.subject }
+            )
+            .pipe(
+              Effect.matchEffect({
+                onFailure: (denied) => {
+                  const answer = respond(
+                    errorResult(
+                      denied.message,
+                      "denied",
+                      `Do not retry ${tool.name}: the server's operator has not allowed it. Call tools/list and use ` +
+                        `another tool, or ask the user to have it allowed.`
+                    ),
+                    answering
+                  )
+                  return audit._tag === "None"
+                    ? Effect.succeed(answer)
+                    : audited(audit.value, params, request, undefined, answer)
+                },
+                onSuccess: () => confirmed(tool, params, answering, context, audit)
+              })
+            )
         }
         return confirmed(tool, params, answering, context, audit)
       }
@@ -381,7 +418,9 @@ const confirmed = (
   if (!tool.confirms) return call(tool, params, answering, context, audit)
   // The request front asked the user once for the whole request (see NestedCall's `confirmed`); a call the
   // tool's `confirmWhen` exempts (a preview) is not asked about either.
-  if (request.confirmed === true || !tool.confirmsCall(params.arguments)) {
+  // A durable task run again was confirmed when it was created.
+  const resumed = Context.get(context as unknown as Context.Context<never>, Tasks.CurrentResumption) !== undefined
+  if (request.confirmed === true || resumed || !tool.confirmsCall(params.arguments)) {
     if (params.arguments === undefined || !(Confirmation.argument in params.arguments)) {
       return call(tool, params, answering, context, audit)
     }
@@ -435,12 +474,15 @@ const call = (
       // The runtime's own error results are small and never checked against the limit.
       Effect.catchTag(["Overloaded", "TimedOut"], (error) => Effect.succeed(respond(policyResult(error), answering)))
     )
-  const runner = Context.get(context as unknown as Context.Context<never>, Tasks.TaskRunner)
+  // A durable task run again on this instance (a takeover, or a task created through another instance): its
+  // Task.background runs the work here, as the task's.
+  const resumption = Context.get(context as unknown as Context.Context<never>, Tasks.CurrentResumption)
+  const runner = resumption ?? Context.get(context as unknown as Context.Context<never>, Tasks.TaskRunner)
   const run =
     tool.task !== undefined &&
     runner !== undefined &&
-    ProtocolVersion.isModern(request.protocolVersion) &&
-    Tasks.declared(request.clientCapabilities)
+    (resumption !== undefined ||
+      (ProtocolVersion.isModern(request.protocolVersion) && Tasks.declared(request.clientCapabilities)))
       ? asTask(tool, prepared, answering, executor, limit, runner, settled, audit, params)
       : settled(executor.run(tool.target, prepared, record))
   if (audit._tag === "None") return run
