@@ -65,9 +65,11 @@ import * as Stream from "effect/Stream"
 import * as Activity from "effect/workflow/Activity"
 import * as Workflow from "effect/workflow/Workflow"
 import * as WorkflowEngine from "effect/workflow/WorkflowEngine"
+import * as Crypto from "node:crypto"
 import * as NodeFs from "node:fs"
 import * as NodeNet from "node:net"
 import * as NodePath from "node:path"
+import * as RequestState from "../src/RequestState.ts"
 import { TaskStore } from "../src/TaskStore.ts"
 import * as Durable from "../src/internal/durable.ts"
 import * as NodeSqliteClient from "./NodeSqliteClient.ts"
@@ -169,6 +171,13 @@ export interface PostgresOptions extends Options {
   readonly maxConnections?: number | undefined
   /** How long connecting may take before the store counts as unreachable (default 5 s). */
   readonly connectTimeout?: Duration.Input | undefined
+  /**
+   * Seal input-required states (`RequestState`) with a secret kept in the
+   * database, the same for every instance, so that a retry verifies on any
+   * of them (default true). Pass false when the keys are configured
+   * (`RequestState.layer`, `MCP_RUNTIME_STATE_KEY`).
+   */
+  readonly sharedRequestState?: boolean | undefined
 }
 
 /**
@@ -303,16 +312,20 @@ const makeDurable = (options: {
     if (remoteAnswers !== undefined) {
       yield* Effect.forkScoped(Stream.runForEach(remoteAnswers, (taskId) => PubSub.publish(answered, taskId)))
     }
-    const resourceUpdates = yield* PubSub.unbounded<string>()
-    const remoteUpdates = channel("mcp_resource_updates")
-    if (remoteUpdates !== undefined) {
+    // Events of other instances, by topic (an instance does not hear its own: it delivered them already).
+    const topics = ["resource_updates", "list_changes"] as const
+    const received = new Map<Durable.Topic, PubSub.PubSub<string>>()
+    for (const topic of topics) {
+      const hub = yield* PubSub.unbounded<string>()
+      received.set(topic, hub)
+      const remote = channel(`mcp_${topic}`)
+      if (remote === undefined) continue
       yield* Effect.forkScoped(
-        Stream.runForEach(remoteUpdates, (payload) => {
+        Stream.runForEach(remote, (payload) => {
           const space = payload.indexOf(" ")
-          // An update this instance published is already delivered here.
           return payload.slice(0, space) === options.runnerId
             ? Effect.void
-            : Effect.asVoid(PubSub.publish(resourceUpdates, payload.slice(space + 1)))
+            : Effect.asVoid(PubSub.publish(hub, payload.slice(space + 1)))
         })
       )
     }
@@ -359,11 +372,11 @@ const makeDurable = (options: {
           up
         ),
       setActivity: (run) => Effect.asVoid(Deferred.succeed(options.activity, run)),
-      publishResourceUpdate: (uri) =>
+      broadcast: (topic, value) =>
         listen === undefined
           ? Effect.void
-          : Effect.ignore(sql`SELECT pg_notify('mcp_resource_updates', ${`${options.runnerId} ${uri}`})`),
-      resourceUpdates: Stream.fromPubSub(resourceUpdates),
+          : Effect.ignore(sql`SELECT pg_notify(${`mcp_${topic}`}, ${`${options.runnerId} ${value}`})`),
+      broadcasts: (topic) => Stream.fromPubSub(received.get(topic)!),
       health: () => health
     }
     return durable
@@ -554,12 +567,28 @@ export const layerPostgres = (options: PostgresOptions): Layer.Layer<Durable.Dur
           storage: "sql",
           shardingConfig: shardingConfig(options, Option.some(RunnerAddress.make(host, port)))
         })
-        return assemble(cluster, {
-          kind: "postgres",
-          location,
-          runnerId: `${host}:${port}`,
-          single: false
-        }).pipe(Layer.provide(reachable), Layer.provide(pg))
+        // One secret for every instance: the first to start stores it.
+        const requestState =
+          options.sharedRequestState === false
+            ? Layer.empty
+            : Layer.effect(
+                RequestState.RequestStateKeys,
+                Effect.flatMap(Effect.service(SqlClient.SqlClient), (sql) =>
+                  Effect.map(
+                    Durable.sharedValue(sql, "request-state", () => Crypto.randomBytes(32).toString("base64")),
+                    (secret) => ({ keys: [secret], maxAgeMs: RequestState.defaultMaxAgeMs })
+                  )
+                )
+              )
+        return Layer.merge(
+          assemble(cluster, {
+            kind: "postgres",
+            location,
+            runnerId: `${host}:${port}`,
+            single: false
+          }),
+          requestState
+        ).pipe(Layer.provide(reachable), Layer.provide(pg))
       })
     )
   )

@@ -70,7 +70,7 @@ import type { ClientLog } from "./ClientLog.ts"
 import { Executor, make as makeExecutor } from "./Executor.ts"
 import * as Connection from "./internal/connection.ts"
 import * as Dispatch from "./internal/dispatch.ts"
-import { DurableTasks, type Payload as DurablePayload } from "./internal/durable.ts"
+import { DurableTasks, type Payload as DurablePayload, type Topic as DurableTopic } from "./internal/durable.ts"
 import { Closing } from "./internal/lifecycle.ts"
 import { serverInfoOf } from "./internal/modern.ts"
 import * as Tasks from "./internal/tasks.ts"
@@ -383,28 +383,33 @@ export const make = <const Methods extends ReadonlyArray<Method.Any> = typeof de
         })
       yield* durable.setActivity((payload) => activity(payload, resume))
       if (!durable.single) {
-        // Resource updates reach the clients of every instance. An update that came from another instance is not
-        // sent back out (counted per URI: the kernel's updates keep their order).
-        const fromElsewhere = new Map<string, number>()
-        yield* Effect.forkScoped(
-          Stream.runForEach(durable.resourceUpdates, (uri) =>
-            Effect.suspend(() => {
-              fromElsewhere.set(uri, (fromElsewhere.get(uri) ?? 0) + 1)
-              return PubSub.publish(kernel.updates, uri)
-            })
-          )
-        )
-        yield* Effect.forkScoped(
-          Stream.runForEach(Stream.fromPubSub(kernel.updates), (uri) =>
-            Effect.suspend(() => {
-              const count = fromElsewhere.get(uri)
-              if (count === undefined) return durable.publishResourceUpdate(uri)
-              if (count <= 1) fromElsewhere.delete(uri)
-              else fromElsewhere.set(uri, count - 1)
-              return Effect.void
-            })
-          )
-        )
+        // Resource updates and list changes reach the clients of every instance. An event that came from another
+        // instance is not sent back out (counted per value: the kernel's hubs keep their order).
+        const relay = <A extends string>(topic: DurableTopic, hub: PubSub.PubSub<A>) =>
+          Effect.gen(function* () {
+            const fromElsewhere = new Map<string, number>()
+            yield* Effect.forkScoped(
+              Stream.runForEach(durable.broadcasts(topic), (value) =>
+                Effect.suspend(() => {
+                  fromElsewhere.set(value, (fromElsewhere.get(value) ?? 0) + 1)
+                  return PubSub.publish(hub, value as A)
+                })
+              )
+            )
+            yield* Effect.forkScoped(
+              Stream.runForEach(Stream.fromPubSub(hub), (value) =>
+                Effect.suspend(() => {
+                  const count = fromElsewhere.get(value)
+                  if (count === undefined) return durable.broadcast(topic, value)
+                  if (count <= 1) fromElsewhere.delete(value)
+                  else fromElsewhere.set(value, count - 1)
+                  return Effect.void
+                })
+              )
+            )
+          })
+        yield* relay("resource_updates", kernel.updates)
+        yield* relay("list_changes", kernel.changes)
       }
     }
 

@@ -48,6 +48,13 @@ export interface RequestRecord {
    * more is sent for it (progress, client log messages).
    */
   ended: boolean
+  /**
+   * The answers a 2026-07-28 request carried for its input-required rounds
+   * (`inputResponses`, `requestState`): a durable task keeps them, so that
+   * the call can run again on another instance with the same answers. Since
+   * 0.5.0.
+   */
+  inputs?: { readonly inputResponses?: unknown; readonly requestState?: unknown } | undefined
 }
 
 /**

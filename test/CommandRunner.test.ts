@@ -6,7 +6,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { execFileSync } from "node:child_process"
-import { chmodSync, mkdirSync, mkdtempSync, realpathSync, symlinkSync, writeFileSync } from "node:fs"
+import { chmodSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { performance } from "node:perf_hooks"
@@ -400,6 +400,8 @@ describe("CommandRunner: the PATH cannot be hijacked from the workspace", () => 
       "/usr/bin:/bin"
     )
     // A symlink pointing into the root counts as inside it.
+    // (A link left by an earlier run with the same pid is replaced.)
+    rmSync(join(tmpdir(), `into-root-${process.pid}`), { force: true })
     symlinkSync(join(root, "sub"), join(tmpdir(), `into-root-${process.pid}`))
     assert.strictEqual(NodeCommandRunner.safePath(`${join(tmpdir(), `into-root-${process.pid}`)}:/bin`, root), "/bin")
   })

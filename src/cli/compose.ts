@@ -334,13 +334,21 @@ export const storeLocation = (store: Settings.StoreSettings): string =>
  * @category composition
  * @since 0.5.0
  */
-export const storeLayer = (store: Settings.StoreSettings): Layer.Layer<never, unknown> => {
+export const storeLayer = (
+  store: Settings.StoreSettings,
+  options: { readonly sharedRequestState?: boolean | undefined } = {}
+): Layer.Layer<never, unknown> => {
   if (store.kind === "memory") return Layer.empty
   const load = Effect.promise(() => import("../../layers/ClusterTasks.ts"))
   if (store.kind === "postgres") {
     return Layer.unwrap(
       Effect.map(load, (ClusterTasks) =>
-        ClusterTasks.layerPostgres({ url: store.url, runnerHost: store.runnerHost, runnerPort: store.runnerPort })
+        ClusterTasks.layerPostgres({
+          url: store.url,
+          runnerHost: store.runnerHost,
+          runnerPort: store.runnerPort,
+          sharedRequestState: options.sharedRequestState
+        })
       )
     ) as Layer.Layer<never, unknown>
   }

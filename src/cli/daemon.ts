@@ -154,7 +154,14 @@ const WireServeFlags = Schema.Struct({
   sessionIdleMs: Nullable(Schema.Int),
   resumeGraceMs: Nullable(Schema.Int),
   front: Nullable(Schema.Literals(["tools", "request"])),
-  daemon: Nullable(Schema.Literals(["auto", "off"]))
+  daemon: Nullable(Schema.Literals(["auto", "off"])),
+  // Since 0.5.0 (optional: a session of an older binary does not send them).
+  maxSessions: Schema.optionalKey(Nullable(Schema.Int)),
+  authIssuer: Schema.optionalKey(Nullable(Schema.String)),
+  authAudience: Schema.optionalKey(Nullable(Schema.String)),
+  store: Schema.optionalKey(Nullable(Schema.String)),
+  runnerHost: Schema.optionalKey(Nullable(Schema.String)),
+  runnerPort: Schema.optionalKey(Nullable(Schema.Int))
 })
 
 /**

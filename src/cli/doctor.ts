@@ -12,14 +12,18 @@ import * as NodePath from "node:path"
 import * as Cause from "effect/Cause"
 import * as Command from "effect/cli/Command"
 import * as Flag from "effect/cli/Flag"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+import { DatabaseSync } from "node:sqlite"
 import { defaultExecSettings } from "../../capabilities/exec/settings.ts"
 import { defaultFeSettings } from "../../capabilities/fe/settings.ts"
 import type { UpstreamStatus } from "../../capabilities/upstream/index.ts"
 import * as DaemonClient from "../internal/daemonClient.ts"
 import * as DaemonProtocol from "../internal/daemonProtocol.ts"
+import * as Durable from "../internal/durable.ts"
 import * as ServerConfig from "../ServerConfig.ts"
 import {
   AlreadyReported,
@@ -28,7 +32,8 @@ import {
   connectInProcess,
   noServeFlags,
   quietLogs,
-  resolveRoot
+  resolveRoot,
+  storeLocation
 } from "./compose.ts"
 import * as ConfigFile from "./ConfigFile.ts"
 import { daemonPaths } from "./daemon.ts"
@@ -439,6 +444,224 @@ export const httpLimits = (
   ]
 }
 
+/** Whether a process with this pid runs (EPERM: it runs, as another user). */
+const alive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM"
+  }
+}
+
+/** The order tasks are counted in: the MCP statuses, then any other. */
+const statusOrder = ["working", "input_required", "completed", "failed", "cancelled"]
+
+const taskCounts = (rows: ReadonlyArray<{ readonly status: string; readonly n: number }>): string => {
+  const total = rows.reduce((sum, row) => sum + row.n, 0)
+  if (total === 0) return "tasks: none"
+  const rank = (status: string) => {
+    const index = statusOrder.indexOf(status)
+    return index === -1 ? statusOrder.length : index
+  }
+  const sorted = [...rows].sort((a, b) => rank(a.status) - rank(b.status) || a.status.localeCompare(b.status))
+  return `tasks: ${total} (${sorted.map((row) => `${row.n} ${row.status}`).join(", ")})`
+}
+
+/** The SQLite file's lock, as `serve` leaves it: `<file>.lock` holding the pid of the server using the file. */
+const lockDetail = (filename: string): string => {
+  const path = `${filename}.lock`
+  let text: string
+  try {
+    text = NodeFs.readFileSync(path, "utf8")
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "ENOENT"
+      ? "lock: none (no server uses it now)"
+      : `lock ${path}: unreadable (${Durable.describe(error)})`
+  }
+  const pid = Number(text.trim())
+  if (!Number.isInteger(pid) || pid <= 0) {
+    return `stale lock ${path} (no pid in it): the next server to start takes it over`
+  }
+  return alive(pid)
+    ? `in use by pid ${pid}`
+    : `stale lock ${path} (pid ${pid} is gone): the next server to start takes it over`
+}
+
+const sqliteCheck = (store: Extract<Settings.StoreSettings, { readonly kind: "sqlite" }>): Check => {
+  const title = `Task store: SQLite ${store.filename}`
+  const where = store.explicit ? [] : ["the root's default (--store memory|sqlite:FILE|postgres://… for another)"]
+  let stat: NodeFs.Stats
+  try {
+    stat = NodeFs.statSync(store.filename)
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") {
+      return { ok: true, title, details: [...where, "absent: created when the first task runs"] }
+    }
+    return { ok: false, title, details: [...where, `cannot be read: ${Durable.describe(error)}`] }
+  }
+  if (!stat.isFile()) return { ok: false, title, details: [...where, "is not a file"] }
+  let counts: string
+  try {
+    const db = new DatabaseSync(store.filename, { readOnly: true })
+    try {
+      const table = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'mcp_tasks'").get()
+      counts =
+        table === undefined
+          ? "tasks: none (no mcp_tasks table yet: made when the store is first opened)"
+          : taskCounts(
+              db
+                .prepare("SELECT status, COUNT(*) AS n FROM mcp_tasks GROUP BY status")
+                .all()
+                .map((row) => ({ status: String(row.status), n: Number(row.n) }))
+            )
+    } finally {
+      db.close()
+    }
+  } catch (error) {
+    return {
+      ok: false,
+      title,
+      details: [...where, lockDetail(store.filename), `unreadable: ${Durable.describe(error)}`]
+    }
+  }
+  let size = stat.size
+  try {
+    size += NodeFs.statSync(`${store.filename}-wal`).size
+  } catch {
+    // No write-ahead log.
+  }
+  return { ok: true, title, details: [...where, lockDetail(store.filename), counts, `size: ${mebibytes(size)}`] }
+}
+
+/** Replaces the URL's password, wherever it shows (an error message may quote the URL), by `***`. */
+const scrubPassword = (url: string) => {
+  let password = ""
+  try {
+    password = new URL(url).password
+  } catch {
+    // Not parsed: only the URL's own text is replaced.
+  }
+  const secrets = [url, password, password === "" ? "" : decodeURIComponent(password)].filter((s) => s.length > 0)
+  return (text: string): string =>
+    secrets.reduce((out, secret) => out.split(secret).join(secret === url ? redactUrl(url) : "***"), text)
+}
+
+const redactUrl = (url: string): string =>
+  storeLocation({ kind: "postgres", url, runnerHost: undefined, runnerPort: undefined })
+
+const postgresCheck = (
+  store: Extract<Settings.StoreSettings, { readonly kind: "postgres" }>,
+  timeout: Duration.Input
+): Effect.Effect<Check> => {
+  const location = redactUrl(store.url)
+  const title = `Task store: PostgreSQL ${location}`
+  const scrub = scrubPassword(store.url)
+  return Effect.gen(function* () {
+    const Pg = yield* Effect.promise(() => import("@effect/sql-pg/PgClient"))
+    const probe = Effect.gen(function* () {
+      const sql = yield* Pg.PgClient
+      const version = yield* sql<{ readonly server_version: string }>`SHOW server_version`
+      const [tables] = yield* sql<{ readonly tasks: string | null; readonly runners: string | null }>`
+        SELECT to_regclass('mcp_tasks')::text AS tasks, to_regclass('cluster_runners')::text AS runners`
+      const counts =
+        tables?.tasks == null
+          ? undefined
+          : yield* sql<{ readonly status: string; readonly n: unknown }>`
+              SELECT status, COUNT(*) AS n FROM mcp_tasks GROUP BY status`
+      const runners =
+        tables?.runners == null
+          ? undefined
+          : yield* sql<{ readonly address: string; readonly healthy: unknown; readonly age: unknown }>`
+              SELECT address, healthy, EXTRACT(EPOCH FROM (NOW() - last_heartbeat))::float8 AS age
+              FROM cluster_runners ORDER BY address`
+      return { version: version[0]?.server_version ?? "unknown", counts, runners }
+    }).pipe(
+      Effect.provide(Pg.layer({ url: Redacted.make(store.url), connectTimeout: timeout, maxConnections: 1 }), {
+        local: true
+      }),
+      Effect.scoped
+    )
+    const result = yield* Effect.result(
+      // The connection has `timeout`; the queries as long again.
+      Effect.timeoutOrElse(probe, {
+        duration: Duration.times(Duration.fromInputUnsafe(timeout), 2),
+        orElse: () => Effect.fail(new Error(`no answer within ${Duration.toSeconds(timeout) * 2} s`))
+      })
+    )
+    if (result._tag === "Failure") {
+      return { ok: false, title, details: [scrub(`unreachable: ${Durable.describe(result.failure)}`)] }
+    }
+    const { version, counts, runners } = result.success
+    return {
+      ok: true,
+      title,
+      details: [
+        "reachable",
+        `server version: PostgreSQL ${version}`,
+        counts === undefined
+          ? "tasks: none (no mcp_tasks table yet: made when the first server starts)"
+          : taskCounts(counts.map((row) => ({ status: String(row.status), n: Number(row.n) }))),
+        runners === undefined
+          ? "runners: none (no cluster_runners table yet)"
+          : runners.length === 0
+            ? "runners: none registered"
+            : `runners: ${runners
+                .map((runner) => {
+                  const age = Math.max(0, Math.round(Number(runner.age)))
+                  return `${runner.address} (${runner.healthy === false || runner.healthy === 0 ? "unhealthy" : "healthy"}, last heartbeat ${age} s ago)`
+                })
+                .join(", ")}`
+      ].map(scrub)
+    }
+  }).pipe(
+    Effect.catchCause((cause) =>
+      Effect.succeed<Check>({ ok: false, title, details: [scrub(`unreachable: ${describeFailure(cause)}`)] })
+    )
+  )
+}
+
+/**
+ * The Task store check: where `serve` keeps tasks and what is there. Memory:
+ * nothing to check. SQLite: the file (absent is fine: it is created when the
+ * first task runs), its lock (the pid of the server using it, or a stale
+ * lock the next server takes over), the tasks by status (read-only) and its
+ * size; a file that cannot be read fails. PostgreSQL: connects within
+ * `timeout` (default 3 s; unreachable fails), then the server version, the
+ * tasks by status and the cluster's registered runners. A URL's password is
+ * never shown. Never fails: a problem is a failed check.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import * as Effect from "effect/Effect"
+ * import { storeCheck } from "./src/cli/doctor.ts"
+ *
+ * const check = Effect.runSync(storeCheck({ kind: "memory" }))
+ * // => { ok: true, title: "Task store: memory", details: ["tasks are kept in memory: they end with the process"] }
+ * ```
+ *
+ * @category reports
+ * @since 0.5.0
+ */
+export const storeCheck = (
+  store: Settings.StoreSettings,
+  options: { readonly timeout?: Duration.Input | undefined } = {}
+): Effect.Effect<Check> => {
+  switch (store.kind) {
+    case "memory":
+      return Effect.succeed({
+        ok: true,
+        title: "Task store: memory",
+        details: ["tasks are kept in memory: they end with the process"]
+      })
+    case "sqlite":
+      return Effect.sync(() => sqliteCheck(store))
+    case "postgres":
+      return postgresCheck(store, options.timeout ?? "3 seconds")
+  }
+}
+
 /**
  * Runs every check and returns the report; never fails (a problem is a
  * failed check).
@@ -519,10 +742,17 @@ export const diagnose = Effect.fnUntraced(function* (flags: {
   const withoutVariables = Object.fromEntries(
     Object.entries(process.env).filter(([name]) => !name.startsWith("MCP_RUNTIME_"))
   )
+  // No --store flag here: MCP_RUNTIME_STORE or the file's `store` chooses the store checked.
+  const given: Settings.Flags = {
+    ...noServeFlags,
+    capabilities: flags.capabilities,
+    auditLog: flags.auditLog,
+    store: Option.none()
+  }
   const attempts: ReadonlyArray<readonly [ConfigFile.Config, Record<string, string | undefined>, Settings.Flags]> = [
-    [config, process.env, { ...noServeFlags, capabilities: flags.capabilities, auditLog: flags.auditLog }],
-    [config, withoutVariables, { ...noServeFlags, capabilities: flags.capabilities, auditLog: flags.auditLog }],
-    [{}, withoutVariables, { ...noServeFlags, capabilities: flags.capabilities, auditLog: flags.auditLog }],
+    [config, process.env, given],
+    [config, withoutVariables, given],
+    [{}, withoutVariables, given],
     [{}, withoutVariables, noServeFlags]
   ]
   let settings: Settings.Settings | undefined
@@ -641,6 +871,7 @@ export const diagnose = Effect.fnUntraced(function* (flags: {
     const check = writable(settings.audit.path)
     services.push({ ok: check.ok, title: `Audit log: ${settings.audit.path}`, details: [check.detail] })
   }
+  services.push(yield* storeCheck(settings.store))
   services.push({
     ok: true,
     title:

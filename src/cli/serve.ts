@@ -173,7 +173,12 @@ export const serve = Command.make(
     const http = settings.transport === "http"
     const { capabilities: bundled, configuration, kernel } = serverLayers(settings)
     // The durable task store is part of what the server is built with (the kernel's tools run its tasks).
-    const capabilities = Layer.merge(bundled, storeLayer(settings.store))
+    // With PostgreSQL, input-required states are sealed with a secret every instance shares (from the database),
+    // unless keys are configured.
+    const capabilities = Layer.merge(
+      bundled,
+      storeLayer(settings.store, { sharedRequestState: settings.requestState === undefined })
+    )
     const startup = {
       root,
       capabilities: settings.capabilities,

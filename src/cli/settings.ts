@@ -999,7 +999,7 @@ export const resolve = Effect.fnUntraced(function* (input: {
   for (const [key, value] of Object.entries(fromEnv) as Array<
     [keyof typeof environmentVariables, Option.Option<unknown>]
   >) {
-    if (Option.isNone(merged[key]!)) {
+    if (merged[key] === undefined || Option.isNone(merged[key])) {
       merged[key] = value
       names[key] = environmentVariables[key]
     }

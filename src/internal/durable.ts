@@ -59,6 +59,9 @@ export type Projection = TaskStore.TaskStore["Service"] & {
   ) => Effect.Effect<Task | undefined, RequestFailed>
 }
 
+/** What instances tell each other about: resource updates, and changes of the tool, prompt and resource lists. */
+export type Topic = "resource_updates" | "list_changes"
+
 /** A durable task store, as the runner uses it. */
 export interface Durable {
   /** The projection: every instance reads and writes it. */
@@ -84,10 +87,14 @@ export interface Durable {
   readonly takeAnswers: (taskId: string) => Effect.Effect<Record<string, unknown>, RequestFailed>
   /** Sets what runs a task's work when its workflow's activity starts on this instance (the server's, once). */
   readonly setActivity: (run: (payload: Payload) => Effect.Effect<void>) => Effect.Effect<void>
-  /** Publishes a resource update to every instance (`notifications/resources/updated`). */
-  readonly publishResourceUpdate: (uri: string) => Effect.Effect<void>
-  /** Resource updates published by other instances. */
-  readonly resourceUpdates: Stream.Stream<string>
+  /**
+   * Tells every other instance of an event of this one: a resource update
+   * (`notifications/resources/updated`, the URI) or a change of a list
+   * (`list_changed`: `tools`, `prompts`, `resources`).
+   */
+  readonly broadcast: (topic: Topic, value: string) => Effect.Effect<void>
+  /** The events other instances broadcast on a topic. */
+  readonly broadcasts: (topic: Topic) => Stream.Stream<string>
   /** The store's connection. */
   readonly health: () => Health
 }
@@ -394,8 +401,8 @@ export const onDemand = (
       takeAnswers: (taskId) => Effect.flatMap(get, (durable) => durable.takeAnswers(taskId)),
       // Set on the store once it is open (the server starts before it).
       setActivity: (run) => Effect.asVoid(Effect.forkDetach(whenOpen((durable) => durable.setActivity(run)))),
-      publishResourceUpdate: (uri) => (current === undefined ? Effect.void : current.publishResourceUpdate(uri)),
-      resourceUpdates: passiveStream((durable) => durable.resourceUpdates),
+      broadcast: (topic, value) => (current === undefined ? Effect.void : current.broadcast(topic, value)),
+      broadcasts: (topic) => passiveStream((durable) => durable.broadcasts(topic)),
       health: () =>
         current !== undefined
           ? current.health()

@@ -296,7 +296,19 @@ export const make = (deps: Deps) => {
             const ended = round.ended()
             return ended === undefined ? outcome : ended === "blocked" ? round.result : Effect.fail(ended)
           }
-          return Effect.provideService(method.handler(decoded), Client, round.client).pipe(
+          // Kept with the request: a durable task created by it runs again elsewhere with the same answers.
+          const inputs =
+            raw.inputResponses === undefined && raw.requestState === undefined
+              ? undefined
+              : { inputResponses: raw.inputResponses, requestState: raw.requestState }
+          const handler =
+            inputs === undefined
+              ? method.handler(decoded)
+              : Effect.flatMap(Effect.service(RequestContext), (request) => {
+                  request.record.inputs = inputs
+                  return method.handler(decoded)
+                })
+          return Effect.provideService(handler, Client, round.client).pipe(
             Effect.matchCauseEffect({
               onFailure: (cause) => decide(Effect.failCause(cause)),
               onSuccess: (value) => decide(Effect.succeed(value))

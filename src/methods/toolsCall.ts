@@ -185,6 +185,7 @@ const asTask = (
             params: {
               name: params.name,
               ...(params.arguments === undefined ? {} : { arguments: params.arguments }),
+              ...request.record.inputs,
               _meta: {
                 [metaKey.protocolVersion]: request.protocolVersion,
                 [metaKey.clientCapabilities]: request.clientCapabilities,

@@ -179,8 +179,15 @@ describe("Streamable HTTP: the binary", () => {
 
       assert.match(wildcard.url, /^http:\/\/127\.0\.0\.1:\d+\/mcp$/)
       await assertServes(wildcard.url)
-      const warning = await wildcard.waitForLog((line) => line.level === "WARN")
+      const warning = await wildcard.waitForLog(
+        (line) => line.level === "WARN" && String(line.message).includes("--allowed-hosts")
+      )
       assert.include(warning.message, "--allowed-hosts")
+      // Reachable from other machines without authorization: said at start.
+      const open = await wildcard.waitForLog(
+        (line) => line.level === "WARN" && String(line.message).includes("without authorization")
+      )
+      assert.include(open.message, "--auth-issuer")
       const port = new URL(wildcard.url).port
       for (const host of [`0.0.0.0:${port}`, `192.168.1.20:${port}`]) {
         const refused = await rawRequest(wildcard.url, { method: "POST", headers: { ...headers, host }, body })

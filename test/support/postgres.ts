@@ -19,8 +19,8 @@ export interface Postgres {
   readonly port: number
   /** Stops the server and removes its files. */
   readonly stop: () => Promise<void>
-  /** Stops the server abruptly (SIGKILL), keeping its files: the store "lost" mid-run. */
-  readonly kill: () => void
+  /** Stops the server abruptly (SIGKILL), keeping its files: the store "lost" mid-run. Resolves once it is gone. */
+  readonly kill: () => Promise<void>
   /** Starts it again on the same port and files, after `kill`. */
   readonly restart: () => Promise<void>
 }
@@ -131,8 +131,11 @@ export const start = async (): Promise<Postgres> => {
   return {
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
     port,
-    kill: () => {
-      server?.kill("SIGKILL")
+    kill: async () => {
+      if (server === undefined) return
+      const done = exited(server)
+      server.kill("SIGKILL")
+      await done
     },
     restart: async () => {
       if (server !== undefined) await exited(server)
