@@ -289,13 +289,27 @@ const makeDurable = (options: {
               Stream.map((notification) => notification.payload)
             )
     // PostgreSQL: NOTIFY carries ids between instances; the listeners reconnect with backoff when the store is lost.
-    const channel = (name: string) =>
-      listen === undefined
-        ? undefined
-        : listen(name).pipe(
-            Stream.tapError((error) => Effect.sync(() => down(error))),
-            Stream.retry(Schedule.spaced("1 second")),
-            Stream.orDie
+    // The first LISTEN is confirmed before the store is ready (nothing another instance sends after that is
+    // missed); a connection lost later is listened on again, every second until the store is back.
+    const channel = (name: string): Effect.Effect<Stream.Stream<string> | undefined, SqlError.SqlError, Scope.Scope> =>
+      pg._tag === "None"
+        ? Effect.succeed(undefined)
+        : Effect.map(pg.value.listen(name), (queue) =>
+            Stream.fromQueue(queue).pipe(
+              Stream.map((notification) => notification.payload),
+              Stream.catchCause((cause) =>
+                Stream.unwrap(
+                  Effect.as(
+                    Effect.sync(() => down(Cause.squash(cause))),
+                    listen!(name)
+                  )
+                ).pipe(
+                  Stream.tapError((error) => Effect.sync(() => down(error))),
+                  Stream.retry(Schedule.spaced("1 second"))
+                )
+              ),
+              Stream.orDie
+            )
           )
     const notifyOn = (name: string) =>
       listen === undefined ? undefined : (payload: string) => Effect.asVoid(sql`SELECT pg_notify(${name}, ${payload})`)
@@ -303,12 +317,12 @@ const makeDurable = (options: {
     yield* Durable.migrate(sql)
     const store = yield* Durable.makeStore(sql, {
       notify: notifyOn("mcp_task_changes"),
-      remoteChanges: channel("mcp_task_changes"),
+      remoteChanges: yield* channel("mcp_task_changes"),
       failed
     })
 
     const answered = yield* PubSub.unbounded<string>()
-    const remoteAnswers = channel("mcp_task_answers")
+    const remoteAnswers = yield* channel("mcp_task_answers")
     if (remoteAnswers !== undefined) {
       yield* Effect.forkScoped(Stream.runForEach(remoteAnswers, (taskId) => PubSub.publish(answered, taskId)))
     }
@@ -318,7 +332,7 @@ const makeDurable = (options: {
     for (const topic of topics) {
       const hub = yield* PubSub.unbounded<string>()
       received.set(topic, hub)
-      const remote = channel(`mcp_${topic}`)
+      const remote = yield* channel(`mcp_${topic}`)
       if (remote === undefined) continue
       yield* Effect.forkScoped(
         Stream.runForEach(remote, (payload) => {

@@ -396,8 +396,10 @@ export const make = <const Methods extends ReadonlyArray<Method.Any> = typeof de
                 })
               )
             )
+            // Subscribed now: an event published once the server is made is relayed.
+            const subscription = yield* PubSub.subscribe(hub)
             yield* Effect.forkScoped(
-              Stream.runForEach(Stream.fromPubSub(hub), (value) =>
+              Stream.runForEach(Stream.fromSubscription(subscription), (value) =>
                 Effect.suspend(() => {
                   const count = fromElsewhere.get(value)
                   if (count === undefined) return durable.broadcast(topic, value)

@@ -5,11 +5,13 @@
  * a task here before it answers the call that created it, so a `tasks/get`
  * sent right after finds it.
  *
- * {@link layerMemory} keeps them in the process (the default): a task lives
- * as long as the server, and only the instance that created it knows it. A
- * store shared by several instances (a database) implements the same
- * interface; the work itself always runs in the instance that created the
- * task.
+ * {@link layerMemory} keeps them in the process (what a library server
+ * uses unless told otherwise): a task lives as long as the server, and only
+ * the instance that created it knows it. The durable stores of
+ * `layers/ClusterTasks.ts` (SQLite, PostgreSQL) implement the same
+ * interface on SQL — the projection of tasks that run as durable workflows,
+ * shared by every instance on one PostgreSQL database (see
+ * `docs/scale-out.md`).
  *
  * **Example**
  *

@@ -4,7 +4,9 @@
  * a temporary directory, `postgres` started on a free loopback port with a
  * socket directory of its own, as an unprivileged user when the tests run
  * as root (PostgreSQL refuses to run as root). Stopped (SIGINT: a fast
- * shutdown) and removed by `stop`.
+ * shutdown) and removed by `stop`. `fsync` is off (a killed server loses
+ * nothing the operating system holds); commits stay synchronous, so a
+ * SIGKILL (`kill`) loses no acknowledged transaction.
  */
 import { type ChildProcess, execFileSync, spawn } from "node:child_process"
 import * as NodeFs from "node:fs"
@@ -102,8 +104,6 @@ export const start = async (): Promise<Postgres> => {
         "listen_addresses=127.0.0.1",
         "-c",
         "fsync=off",
-        "-c",
-        "synchronous_commit=off",
         "-c",
         "full_page_writes=off",
         "-c",
