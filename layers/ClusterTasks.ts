@@ -99,7 +99,7 @@ export const timings = {
   refreshAssignmentsInterval: "1 second",
   runnerHealthCheckInterval: "2 seconds",
   sendRetryInterval: "100 millis",
-  entityTerminationTimeout: "3 seconds"
+  entityTerminationTimeout: "1 second"
 } as const
 
 /**
@@ -225,7 +225,7 @@ export const redact = (url: string): string => {
     if (parsed.password !== "") parsed.password = "***"
     return parsed.toString()
   } catch {
-    return url.replace(/\/\/([^:/@]*):[^@]*@/, "//$1:***@")
+    return url.replace(/\/\/([^:/@]*):.*@/, "//$1:***@")
   }
 }
 
@@ -314,7 +314,8 @@ const makeDurable = (options: {
     const notifyOn = (name: string) =>
       listen === undefined ? undefined : (payload: string) => Effect.asVoid(sql`SELECT pg_notify(${name}, ${payload})`)
 
-    yield* Durable.migrate(sql)
+    // PostgreSQL's tables are made before (`reachable`, which every layer of the store waits for).
+    if (pg._tag === "None") yield* Durable.migrate(sql)
     const store = yield* Durable.makeStore(sql, {
       notify: notifyOn("mcp_task_changes"),
       remoteChanges: yield* channel("mcp_task_changes"),
@@ -361,7 +362,14 @@ const makeDurable = (options: {
           McpTask.executionId({ taskId, tool: "", params: "" }).pipe(
             Effect.provideService(WorkflowEngine.WorkflowEngine, engine)
           ),
-          (executionId) => Effect.ignore(engine.interruptUnsafe(McpTask, executionId))
+          // The task is cancelled already: a work that cannot be reached now stops when it is taken over.
+          (executionId) =>
+            Effect.catchCause(engine.interruptUnsafe(McpTask, executionId), (cause) =>
+              Effect.logWarning("task cancelled, its work not interrupted yet", {
+                task: taskId,
+                cause: Durable.describe(Cause.squash(cause))
+              })
+            )
         ),
       claim: (taskId) =>
         Durable.claim(sql, taskId, options.runnerId).pipe(
@@ -386,10 +394,23 @@ const makeDurable = (options: {
           up
         ),
       setActivity: (run) => Effect.asVoid(Deferred.succeed(options.activity, run)),
-      broadcast: (topic, value) =>
-        listen === undefined
-          ? Effect.void
-          : Effect.ignore(sql`SELECT pg_notify(${`mcp_${topic}`}, ${`${options.runnerId} ${value}`})`),
+      broadcast: (topic, value) => {
+        if (listen === undefined) return Effect.void
+        const payload = `${options.runnerId} ${value}`
+        // PostgreSQL refuses a NOTIFY payload of 8000 bytes or more.
+        if (Buffer.byteLength(payload) >= 8000) {
+          return Effect.logWarning("event not relayed to the other instances: too long", {
+            topic,
+            bytes: payload.length
+          })
+        }
+        return Effect.catchCause(Effect.asVoid(sql`SELECT pg_notify(${`mcp_${topic}`}, ${payload})`), (cause) =>
+          Effect.logWarning("event not relayed to the other instances", {
+            topic,
+            cause: Durable.describe(Cause.squash(cause))
+          })
+        )
+      },
       broadcasts: (topic) => Stream.fromPubSub(received.get(topic)!),
       health: () => health
     }
@@ -451,27 +472,44 @@ const lockFile = (filename: string): Effect.Effect<void, StoreError, Scope.Scope
   return Effect.acquireRelease(
     Effect.suspend(() => {
       NodeFs.mkdirSync(NodePath.dirname(path), { recursive: true, mode: 0o700 })
-      for (let attempt = 0; attempt < 2; attempt++) {
-        try {
-          const fd = NodeFs.openSync(path, "wx", 0o600)
-          NodeFs.writeSync(fd, String(process.pid))
-          NodeFs.closeSync(fd)
-          heldHere.add(path)
-          return Effect.void
-        } catch (error) {
-          if ((error as NodeJS.ErrnoException).code !== "EEXIST") return refuse(Durable.describe(error))
-          const holder = Number(NodeFs.readFileSync(path, "utf8").trim())
-          const held =
-            heldHere.has(path) || (holder !== process.pid && Number.isInteger(holder) && holder > 0 && alive(holder))
-          if (held) {
-            return refuse(
-              `another server (pid ${holder}) serves from it (${path}); give this one a store of its own ` +
-                `(--store), or share tasks between instances with PostgreSQL (--store postgres://…)`
-            )
+      // The lock appears with its pid in it at once (a file written aside, then linked into place): a process
+      // that finds it never reads it empty.
+      const aside = `${path}.${process.pid}.${Crypto.randomBytes(6).toString("hex")}`
+      NodeFs.writeFileSync(aside, String(process.pid), { mode: 0o600 })
+      try {
+        for (let attempt = 0; attempt < 2; attempt++) {
+          try {
+            NodeFs.linkSync(aside, path)
+            heldHere.add(path)
+            return Effect.void
+          } catch (error) {
+            if ((error as NodeJS.ErrnoException).code !== "EEXIST") return refuse(Durable.describe(error))
+            let content = ""
+            try {
+              content = NodeFs.readFileSync(path, "utf8").trim()
+            } catch {
+              continue // Removed meanwhile: try again.
+            }
+            const holder = Number(content)
+            const held =
+              heldHere.has(path) || (holder !== process.pid && Number.isInteger(holder) && holder > 0 && alive(holder))
+            if (held) {
+              return refuse(
+                `another server (pid ${holder}) serves from it (${path}); give this one a store of its own ` +
+                  `(--store), or share tasks between instances with PostgreSQL (--store postgres://…)`
+              )
+            }
+            // Left by a process that is gone: taken over (only if it is still that one: another process may have
+            // taken it over first, and then the link above fails again).
+            try {
+              if (NodeFs.readFileSync(path, "utf8").trim() === content) NodeFs.rmSync(path, { force: true })
+            } catch {
+              // Gone already.
+            }
           }
-          // Left by a process that is gone: taken over.
-          NodeFs.rmSync(path, { force: true })
         }
+      } finally {
+        NodeFs.rmSync(aside, { force: true })
       }
       return refuse(`its lock file ${path} could not be taken`)
     }),

@@ -366,7 +366,7 @@ export const make = <const Methods extends ReadonlyArray<Method.Any> = typeof de
       const activity = runner.activity
       // A durable task's work, run again on this instance: its call is served again (without a session, as any
       // 2026-07-28 request), and its Task.background hands the work to the resumed runner.
-      const resume = (payload: DurablePayload, resumed: Tasks.Runner): Effect.Effect<void> =>
+      const resume = (payload: DurablePayload, resumed: Tasks.Resumption): Effect.Effect<void> =>
         Effect.suspend(() => {
           const params = JSON.parse(payload.params) as Record<string, unknown>
           return Effect.asVoid(
@@ -388,6 +388,8 @@ export const make = <const Methods extends ReadonlyArray<Method.Any> = typeof de
         const relay = <A extends string>(topic: DurableTopic, hub: PubSub.PubSub<A>) =>
           Effect.gen(function* () {
             const fromElsewhere = new Map<string, number>()
+            // Subscribed first: a relayed event counted in `fromElsewhere` is always seen by the loop below.
+            const subscription = yield* PubSub.subscribe(hub)
             yield* Effect.forkScoped(
               Stream.runForEach(durable.broadcasts(topic), (value) =>
                 Effect.suspend(() => {
@@ -396,8 +398,6 @@ export const make = <const Methods extends ReadonlyArray<Method.Any> = typeof de
                 })
               )
             )
-            // Subscribed now: an event published once the server is made is relayed.
-            const subscription = yield* PubSub.subscribe(hub)
             yield* Effect.forkScoped(
               Stream.runForEach(Stream.fromSubscription(subscription), (value) =>
                 Effect.suspend(() => {

@@ -309,11 +309,7 @@ export const serverLayers = (settings: Settings.Settings) => ({
  * @since 0.5.0
  */
 export const storeLocation = (store: Settings.StoreSettings): string =>
-  store.kind === "memory"
-    ? "memory"
-    : store.kind === "sqlite"
-      ? store.filename
-      : store.url.replace(/\/\/([^:/@]*):[^@]*@/, "//$1:***@")
+  store.kind === "memory" ? "memory" : store.kind === "sqlite" ? store.filename : Settings.redactUrl(store.url)
 
 /**
  * The durable task store of the settings, as a layer for the server: none

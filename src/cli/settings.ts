@@ -137,6 +137,28 @@ export const defaultStorePath = (root: string, env: Readonly<Record<string, stri
   return NodePath.join(stateDirectory(env), "mcp-runtime", "tasks", `${base}-${hash}.db`)
 }
 
+/**
+ * A URL with its password replaced by `***` (parsed, so a password holding
+ * `@` is hidden whole); text that is not a URL is left as it is.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import { redactUrl } from "./src/cli/settings.ts"
+ *
+ * redactUrl("postgres://mcp:p@ss@db/mcp") // => "postgres://mcp:***@db/mcp"
+ * ```
+ *
+ * @category utils
+ * @since 0.5.0
+ */
+export const redactUrl = (url: string): string => {
+  if (!URL.canParse(url)) return url.replace(/\/\/([^:/@]*):.*@/, "//$1:***@")
+  const parsed = new URL(url)
+  if (parsed.password !== "") parsed.password = "***"
+  return parsed.toString()
+}
+
 const storeOf = (
   value: string,
   where: string,
@@ -158,7 +180,7 @@ const storeOf = (
   }
   return Effect.fail(
     new UsageError({
-      message: `${where} ${JSON.stringify(value.replace(/\/\/([^:/@]*):[^@]*@/, "//$1:***@"))}: expected memory, sqlite, sqlite:<file> or postgres://…`
+      message: `${where} ${JSON.stringify(redactUrl(value))}: expected memory, sqlite, sqlite:<file> or postgres://…`
     })
   )
 }

@@ -125,13 +125,26 @@ export const describe = (error: unknown): string => {
   return String(error)
 }
 
+/** What a change notification carries: the task, or its id when the task is too long for a notification. */
+const announcement = (task: Task): string => {
+  const json = JSON.stringify(task)
+  // PostgreSQL refuses payloads of 8000 bytes or more.
+  return Buffer.byteLength(json) < 7900 ? json : task.taskId
+}
+
 /** How often expired ended tasks are deleted. */
 const sweepIntervalMs = 60_000
 
 /** The projection's tables. Plain DDL that SQLite and PostgreSQL both accept. */
 export const migrate = (sql: SqlClient.SqlClient): Effect.Effect<void, SqlError.SqlError> =>
-  Effect.gen(function* () {
-    yield* sql`CREATE TABLE IF NOT EXISTS mcp_tasks (
+  // PostgreSQL: one instance at a time (instances started together would race on CREATE TABLE IF NOT EXISTS).
+  sql.withTransaction(
+    Effect.gen(function* () {
+      yield* sql.onDialectOrElse({
+        pg: () => sql`SELECT pg_advisory_xact_lock(7218462305)`,
+        orElse: () => Effect.void
+      })
+      yield* sql`CREATE TABLE IF NOT EXISTS mcp_tasks (
       task_id TEXT PRIMARY KEY,
       status TEXT NOT NULL,
       task TEXT NOT NULL,
@@ -139,17 +152,18 @@ export const migrate = (sql: SqlClient.SqlClient): Effect.Effect<void, SqlError.
       runner TEXT,
       expires_at BIGINT
     )`
-    yield* sql`CREATE TABLE IF NOT EXISTS mcp_task_answers (
+      yield* sql`CREATE TABLE IF NOT EXISTS mcp_task_answers (
       task_id TEXT NOT NULL,
       answer_key TEXT NOT NULL,
       answer TEXT NOT NULL,
       PRIMARY KEY (task_id, answer_key)
     )`
-    yield* sql`CREATE TABLE IF NOT EXISTS mcp_runtime_keys (
+      yield* sql`CREATE TABLE IF NOT EXISTS mcp_runtime_keys (
       name TEXT PRIMARY KEY,
       value TEXT NOT NULL
     )`
-  })
+    })
+  )
 
 /**
  * A value kept once for every instance (the request-state key): the stored
@@ -177,8 +191,10 @@ const expiryOf = (task: Task): number | null =>
 /**
  * The projection as a `TaskStore`, on `sql`. `notify` tells the other
  * instances a task changed (PostgreSQL's `NOTIFY`, sent when the change
- * commits); `remoteChanges` are the ids other instances changed. Without
- * them (SQLite: one instance), changes are published in this process only.
+ * commits): the task itself as JSON when it fits a notification, else its
+ * id (read back by whoever hears it); `remoteChanges` are those payloads.
+ * Without them (SQLite: one instance), changes are published in this
+ * process only.
  */
 export const makeStore = (
   sql: SqlClient.SqlClient,
@@ -219,7 +235,7 @@ export const makeStore = (
           Effect.andThen(
             sql`INSERT INTO mcp_tasks (task_id, status, task, attempts, expires_at)
               VALUES (${task.taskId}, ${task.status}, ${JSON.stringify(task)}, 0, ${expiryOf(task)})`,
-            options.notify === undefined ? Effect.void : options.notify(task.taskId)
+            options.notify === undefined ? Effect.void : options.notify(announcement(task))
           )
         )
         .pipe(
@@ -239,7 +255,7 @@ export const makeStore = (
             if (next === undefined) return Effect.succeed({ task, changed: false as boolean })
             return sql`UPDATE mcp_tasks SET status = ${next.status}, task = ${JSON.stringify(next)},
                 expires_at = ${expiryOf(next)} WHERE task_id = ${taskId}`.pipe(
-              Effect.andThen(options.notify === undefined ? Effect.void : options.notify(taskId)),
+              Effect.andThen(options.notify === undefined ? Effect.void : options.notify(announcement(next))),
               Effect.as({ task: next, changed: true })
             )
           })
@@ -255,11 +271,13 @@ export const makeStore = (
     // Other instances' changes, read back and published here (ours included: NOTIFY reaches its sender too).
     if (options.remoteChanges !== undefined) {
       yield* Effect.forkScoped(
-        Stream.runForEach(options.remoteChanges, (taskId) =>
-          Effect.flatMap(
-            Effect.orElseSucceed(read(taskId, false), () => undefined),
-            (task) => (task === undefined ? Effect.void : Effect.asVoid(PubSub.publish(changes, task)))
-          )
+        Stream.runForEach(options.remoteChanges, (payload) =>
+          payload.startsWith("{")
+            ? Effect.asVoid(PubSub.publish(changes, JSON.parse(payload) as Task))
+            : Effect.flatMap(
+                Effect.orElseSucceed(read(payload, false), () => undefined),
+                (task) => (task === undefined ? Effect.void : Effect.asVoid(PubSub.publish(changes, task)))
+              )
         )
       )
     }
@@ -269,8 +287,16 @@ export const makeStore = (
       Effect.forever(
         Effect.andThen(
           Effect.sleep(sweepIntervalMs),
+          // Read at each sweep (a statement built once would keep the first time for ever). Answers no running
+          // task will take (its task ended, or is gone) go too.
           Effect.ignore(
-            sql`DELETE FROM mcp_tasks WHERE expires_at IS NOT NULL AND expires_at < ${clock.currentTimeMillisUnsafe()}`
+            Effect.suspend(() =>
+              Effect.andThen(
+                sql`DELETE FROM mcp_tasks WHERE expires_at IS NOT NULL AND expires_at < ${clock.currentTimeMillisUnsafe()}`,
+                sql`DELETE FROM mcp_task_answers WHERE task_id NOT IN
+                  (SELECT task_id FROM mcp_tasks WHERE status IN ('working', 'input_required'))`
+              )
+            )
           )
         )
       )
@@ -345,8 +371,12 @@ export const onDemand = (
     readonly runnerId: string
     readonly single: boolean
   }
-): Effect.Effect<{ readonly durable: Durable; readonly start: Effect.Effect<void> }> =>
+): Effect.Effect<{ readonly durable: Durable; readonly start: Effect.Effect<void> }, never, Scope.Scope> =>
   Effect.gen(function* () {
+    // The open runs in the scope (and with the context) of whoever built this, not of the request that needed it.
+    const scope = yield* Effect.scope
+    const context = yield* Effect.context<never>()
+    let activity: ((payload: Payload) => Effect.Effect<void>) | undefined
     const opened = yield* Deferred.make<Durable, unknown>()
     let current: Durable | undefined
     let started = false
@@ -355,11 +385,17 @@ export const onDemand = (
       if (started) return Effect.void
       started = true
       return Effect.asVoid(
-        Effect.forkDetach(
-          Effect.flatMap(Effect.exit(open), (exit) => {
-            if (exit._tag === "Success") current = exit.value
-            return Deferred.done(opened, exit)
-          })
+        Effect.forkIn(
+          Effect.provideContext(
+            Effect.flatMap(Effect.exit(open), (exit) => {
+              if (exit._tag === "Success") current = exit.value
+              const apply =
+                exit._tag === "Success" && activity !== undefined ? exit.value.setActivity(activity) : Effect.void
+              return Effect.andThen(apply, Deferred.done(opened, exit))
+            }),
+            context
+          ),
+          scope
         )
       )
     })
@@ -400,7 +436,11 @@ export const onDemand = (
       answered: passiveStream((durable) => durable.answered),
       takeAnswers: (taskId) => Effect.flatMap(get, (durable) => durable.takeAnswers(taskId)),
       // Set on the store once it is open (the server starts before it).
-      setActivity: (run) => Effect.asVoid(Effect.forkDetach(whenOpen((durable) => durable.setActivity(run)))),
+      setActivity: (run) =>
+        Effect.suspend(() => {
+          activity = run
+          return current === undefined ? Effect.void : current.setActivity(run)
+        }),
       broadcast: (topic, value) => (current === undefined ? Effect.void : current.broadcast(topic, value)),
       broadcasts: (topic) => passiveStream((durable) => durable.broadcasts(topic)),
       health: () =>

@@ -124,7 +124,7 @@ export interface Runner {
   readonly activity:
     | ((
         payload: Durable.Payload,
-        resume: (payload: Durable.Payload, runner: Runner) => Effect.Effect<void>
+        resume: (payload: Durable.Payload, resumption: Resumption) => Effect.Effect<void>
       ) => Effect.Effect<void>)
     | undefined
 }
@@ -134,9 +134,21 @@ export interface Runner {
  * handler runs again and hands its work to `Task.background`, which runs it
  * here, inline, as the task's work.
  */
-export const CurrentResumption = Context.Reference<Runner | undefined>("effect-mcp-runtime/internal/Resumption", {
+export const CurrentResumption = Context.Reference<Resumption | undefined>("effect-mcp-runtime/internal/Resumption", {
   defaultValue: () => undefined
 })
+
+/** A durable task run again: its id (the call served again has the request id `task-<id>`) and its runner. */
+export interface Resumption {
+  readonly taskId: string
+  readonly runner: Runner
+}
+
+/** The resumption of the call being served, when it is the call a durable task runs again (not a nested call). */
+export const resumptionOf = (context: Context.Context<never>, requestId: string | number): Resumption | undefined => {
+  const resumption = Context.get(context, CurrentResumption)
+  return resumption !== undefined && requestId === `task-${resumption.taskId}` ? resumption : undefined
+}
 
 /** Builds the runner of a server, its work forked with `fork` (or run by a durable store's workflows). */
 export const make = (options: {
@@ -183,12 +195,19 @@ export const make = (options: {
           ...outcome
         }
       })
-    // A settle that must not fail the work that ends: a store lost meanwhile is logged (the task is taken over, or
-    // its end written, when the store is back).
+    // The end of a task's work must be written: under a durable store that cannot be reached, it is tried again
+    // every two seconds until the store is back (or the work is interrupted: the task is then taken over), so that
+    // a task never stays `working` once its work ended.
     const settleLogged = (taskId: string, outcome: Partial<Task> & { readonly status: Task["status"] }) =>
-      Effect.catch(settle(taskId, outcome), (error) =>
-        Effect.as(Effect.logError("task end not stored", { task: taskId, error: error.message }), undefined)
-      )
+      durable === undefined
+        ? Effect.orDie(settle(taskId, outcome))
+        : settle(taskId, outcome).pipe(
+            Effect.tapError((error) =>
+              Effect.logError("task end not stored yet: retrying", { task: taskId, error: error.message })
+            ),
+            Effect.retry(Schedule.spaced("2 seconds")),
+            Effect.orDie
+          )
 
     const clientFor = (
       taskId: string,
@@ -309,36 +328,40 @@ export const make = (options: {
         return task
       })
 
+    // Uninterruptible: a task written to the store always gets its work started (or is settled failed).
     const start: Runner["start"] = (work, startOptions) =>
-      Effect.gen(function* () {
-        const task = yield* create(startOptions.tool)
-        if (durable === undefined) {
-          fork(run(task.taskId, work, startOptions))
-          return task
-        }
-        // One instance: the work runs here, when the workflow's activity takes it (at once). Several: the
-        // activity runs on the instance that owns the task's shard, which runs the tool again from its params.
-        if (durable.single) registered.set(task.taskId, { work, options: startOptions })
-        const payload: Durable.Payload = {
-          taskId: task.taskId,
-          tool: startOptions.tool,
-          params: JSON.stringify(startOptions.params ?? { name: startOptions.tool }),
-          ...(startOptions.principal === undefined ? {} : { principal: startOptions.principal })
-        }
-        return yield* durable.execute(payload).pipe(
-          Effect.as(task),
-          Effect.tapError((error) => {
-            registered.delete(task.taskId)
-            return Effect.ignore(
-              settle(task.taskId, {
-                status: "failed",
-                statusMessage: error.message,
-                error: { code: -32603, message: error.message }
-              })
-            )
-          })
-        )
-      })
+      Effect.uninterruptible(
+        Effect.gen(function* () {
+          const task = yield* create(startOptions.tool)
+          if (durable === undefined) {
+            fork(run(task.taskId, work, startOptions))
+            return task
+          }
+          // The work is kept here for the workflow's activity: with one instance it starts here (at once); with
+          // several, on the instance that owns the task's shard, which takes it when that is this one and
+          // otherwise serves the call again from its params (the entry goes when the task ends).
+          registered.set(task.taskId, { work, options: startOptions })
+          const payload: Durable.Payload = {
+            taskId: task.taskId,
+            tool: startOptions.tool,
+            params: JSON.stringify(startOptions.params ?? { name: startOptions.tool }),
+            ...(startOptions.principal === undefined ? {} : { principal: startOptions.principal })
+          }
+          return yield* durable.execute(payload).pipe(
+            Effect.as(task),
+            Effect.tapError((error) => {
+              registered.delete(task.taskId)
+              return Effect.ignore(
+                settle(task.taskId, {
+                  status: "failed",
+                  statusMessage: error.message,
+                  error: { code: -32603, message: error.message }
+                })
+              )
+            })
+          )
+        })
+      )
 
     const get: Runner["get"] = (taskId) =>
       Effect.flatMap(ops.get(taskId), (task) =>
@@ -374,23 +397,28 @@ export const make = (options: {
         }
         if (given.length === 0) return Effect.void
         const answered = Object.fromEntries(given.map((key) => [key, responses[key]]))
+        // Work running elsewhere gets the answers through the store, stored before the task says it has them: a
+        // client whose tasks/update failed sends it again and finds the questions still open.
+        const handOver = Effect.suspend(() =>
+          durable === undefined || running.has(taskId) ? Effect.void : durable.sendAnswers(taskId, answered)
+        )
         return Effect.flatMap(
-          ops.update(taskId, (current) => {
-            const left = Object.fromEntries(
-              Object.entries(current.inputRequests ?? {}).filter(([key]) => !given.includes(key))
-            )
-            const waiting = Object.keys(left).length > 0
-            return {
-              ...current,
-              status: waiting ? "input_required" : "working",
-              inputRequests: waiting ? left : undefined,
-              lastUpdatedAt: now()
-            }
-          }),
-          () =>
-            Effect.suspend(() =>
-              deliver(taskId, answered) || durable === undefined ? Effect.void : durable.sendAnswers(taskId, answered)
-            )
+          Effect.andThen(
+            handOver,
+            ops.update(taskId, (current) => {
+              const left = Object.fromEntries(
+                Object.entries(current.inputRequests ?? {}).filter(([key]) => !given.includes(key))
+              )
+              const waiting = Object.keys(left).length > 0
+              return {
+                ...current,
+                status: waiting ? "input_required" : "working",
+                inputRequests: waiting ? left : undefined,
+                lastUpdatedAt: now()
+              }
+            })
+          ),
+          () => Effect.sync(() => void deliver(taskId, answered))
         )
       })
 
@@ -411,23 +439,35 @@ export const make = (options: {
     // A task cancelled through another instance that shares the store: its work stops here too.
     fork(
       Stream.runForEach(store.changes, (task) =>
-        task.status === "cancelled"
-          ? Effect.sync(() => running.get(task.taskId)?.fiber?.interruptUnsafe())
-          : Effect.void
+        Effect.sync(() => {
+          if (task.status === "cancelled") running.get(task.taskId)?.fiber?.interruptUnsafe()
+          // Work kept for an activity that ran on another instance is not needed once the task ended.
+          if (isTerminal(task.status)) registered.delete(task.taskId)
+        })
       )
     )
-    // Answers given through another instance, for work that runs here.
+    // Answers given through another instance, for work that runs here: when announced, and every few seconds for
+    // the tasks that wait for one (an announcement sent while this instance was reconnecting to the store is not
+    // heard; the answers wait in the store).
     if (durable !== undefined) {
-      fork(
-        Stream.runForEach(durable.answered, (taskId) =>
-          running.has(taskId)
-            ? Effect.flatMap(
-                Effect.orElseSucceed(durable.takeAnswers(taskId), () => ({})),
-                (responses) => Effect.sync(() => deliver(taskId, responses))
-              )
-            : Effect.void
+      const take = (taskId: string) =>
+        running.get(taskId)?.waiting.size
+          ? Effect.flatMap(
+              Effect.orElseSucceed(durable.takeAnswers(taskId), () => ({})),
+              (responses) => Effect.sync(() => void deliver(taskId, responses))
+            )
+          : Effect.void
+      fork(Stream.runForEach(durable.answered, take))
+      if (!durable.single) {
+        fork(
+          Effect.forever(
+            Effect.andThen(
+              Effect.sleep("3 seconds"),
+              Effect.suspend(() => Effect.forEach([...running.keys()], take, { discard: true }))
+            )
+          )
         )
-      )
+      }
     }
 
     const runner: Runner = {
@@ -443,9 +483,13 @@ export const make = (options: {
               Effect.gen(function* () {
                 const taskId = payload.taskId
                 // Counted before the work starts: an attempt that finds one before it was cut off by its instance.
+                // Tried until the store answers: the workflow must not complete without the work.
                 const attempt = yield* durable.claim(taskId).pipe(
-                  Effect.retry({ schedule: Schedule.spaced("1 second"), times: 30 }),
-                  Effect.orElseSucceed(() => undefined)
+                  Effect.tapError((error) =>
+                    Effect.logError("task attempt not counted yet: retrying", { task: taskId, error: error.message })
+                  ),
+                  Effect.retry(Schedule.spaced("2 seconds")),
+                  Effect.orDie
                 )
                 if (attempt === undefined) {
                   registered.delete(taskId)
@@ -466,27 +510,29 @@ export const make = (options: {
                 if (attempt > 1) {
                   yield* Effect.logWarning("task taken over: run again", { task: taskId, tool: payload.tool, attempt })
                 }
-                // The tool runs again through the server; its Task.background hands the work to `resumed`.
-                let reached = false
+                // The tool runs again through the server; its Task.background hands the work to `resumed`, which
+                // keeps it: the work runs here once the call is answered (outside the call's own time limit, under
+                // the tool's policy as any task's work).
+                let reached: { readonly work: Work; readonly options: StartOptions } | undefined
                 const resumed: Runner = {
                   ...runner,
                   start: (work, startOptions) =>
                     Effect.suspend(() => {
-                      reached = true
-                      return Effect.flatMap(run(taskId, work, startOptions), () =>
-                        Effect.map(get(taskId), (task) => task)
-                      )
-                    }).pipe(Effect.catchTag("InvalidParams", (error) => Effect.die(error)))
+                      reached = { work, options: startOptions }
+                      return Effect.map(ops.get(taskId), (task) => task!)
+                    })
                 }
-                yield* resume(payload, resumed)
-                if (!reached) {
-                  const message =
-                    `The task could not be run again: ${payload.tool}'s handler did not reach its work when it ran ` +
-                    `again on another instance (it answered, or asked for input, first). Call ${payload.tool} again.`
-                  yield* Effect.asVoid(
-                    settleLogged(taskId, { status: "failed", statusMessage: message, error: { code: -32603, message } })
-                  )
-                }
+                yield* resume(payload, { taskId, runner: resumed })
+                if (reached !== undefined) return yield* run(taskId, reached.work, reached.options)
+                // The call did not reach its work this time: a handler that answered or asked for input first (its
+                // input-required state expired, a tool this instance does not have).
+                const message =
+                  `The task could not be run again: ${payload.tool}'s handler did not reach its work when it was ` +
+                  `served again on this instance (it answered, or asked for input, first; or the tool is not ` +
+                  `registered here). Call ${payload.tool} again.`
+                yield* Effect.asVoid(
+                  settleLogged(taskId, { status: "failed", statusMessage: message, error: { code: -32603, message } })
+                )
               })
     }
     return runner
@@ -539,5 +585,6 @@ const detached = (context: Context.Context<never>): Context.Context<never> =>
   context.pipe(
     Context.add(Progress, disabledProgress),
     Context.add(ClientLog, ClientLog.of({ enabled: () => false, log: () => Effect.void })),
-    Context.add(CurrentTaskCall, undefined)
+    Context.add(CurrentTaskCall, undefined),
+    Context.add(CurrentResumption, undefined)
   ) as Context.Context<never>

@@ -420,7 +420,7 @@ const confirmed = (
   // The request front asked the user once for the whole request (see NestedCall's `confirmed`); a call the
   // tool's `confirmWhen` exempts (a preview) is not asked about either.
   // A durable task run again was confirmed when it was created.
-  const resumed = Context.get(context as unknown as Context.Context<never>, Tasks.CurrentResumption) !== undefined
+  const resumed = Tasks.resumptionOf(context as unknown as Context.Context<never>, request.requestId) !== undefined
   if (request.confirmed === true || resumed || !tool.confirmsCall(params.arguments)) {
     if (params.arguments === undefined || !(Confirmation.argument in params.arguments)) {
       return call(tool, params, answering, context, audit)
@@ -477,7 +477,7 @@ const call = (
     )
   // A durable task run again on this instance (a takeover, or a task created through another instance): its
   // Task.background runs the work here, as the task's.
-  const resumption = Context.get(context as unknown as Context.Context<never>, Tasks.CurrentResumption)
+  const resumption = Tasks.resumptionOf(context as unknown as Context.Context<never>, request.requestId)?.runner
   const runner = resumption ?? Context.get(context as unknown as Context.Context<never>, Tasks.TaskRunner)
   const run =
     tool.task !== undefined &&
