@@ -1,7 +1,9 @@
 /**
  * Builds the `mcp-runtime` binary: the bundle, one minified ESM file
  * (`dist/mcp-runtime.main.js`; per-module imports let esbuild keep only what
- * the binary uses), and the launcher `dist/mcp-runtime.js` (the package's
+ * the binary uses) with what is imported on demand in chunks beside it
+ * (`dist/chunks/`: the HTTP transport, the durable task store, the OAuth
+ * resource server, read only when a server needs them), and the launcher `dist/mcp-runtime.js` (the package's
  * `bin`, with a shebang), which turns on Node's compile cache in a directory
  * of the user's own before it loads the bundle: V8's compiled code of the
  * bundle is then kept between starts, so every start after the first skips
@@ -9,13 +11,14 @@
  * launcher names the bundle's SHA-256, so it changes with every build (the
  * warm daemon tells builds apart by the running script's hash).
  */
-import { chmodSync, readFileSync, writeFileSync } from "node:fs"
+import { chmodSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { createHash } from "node:crypto"
 import { bundle } from "./bundle.ts"
 
 const bundleFile = "dist/mcp-runtime.main.js"
 const launcherFile = "dist/mcp-runtime.js"
-const bytes = await bundle("src/cli/main.ts", bundleFile)
+rmSync("dist/chunks", { recursive: true, force: true })
+const bytes = await bundle("src/cli/main.ts", bundleFile, { splitting: true })
 const digest = createHash("sha256").update(readFileSync(bundleFile)).digest("hex")
 
 const launcher = `#!/usr/bin/env node

@@ -5,11 +5,27 @@
  * binary and by the benchmark for its server, so both are built alike.
  */
 import * as esbuild from "esbuild"
+import * as path from "node:path"
 
-export const bundle = async (entryPoint: string, outfile: string): Promise<number> => {
+export const bundle = async (
+  entryPoint: string,
+  outfile: string,
+  options: { readonly splitting?: boolean } = {}
+): Promise<number> => {
+  const split = options.splitting === true
   const result = await esbuild.build({
     entryPoints: [entryPoint],
-    outfile,
+    // Split: what is only imported on demand (`import()`: the durable task store with its cluster, workflow and
+    // SQL code, the OAuth resource server, the HTTP transport) goes to chunks beside the entry, read only when a
+    // server first needs it; the entry file keeps what every start runs.
+    ...(split
+      ? {
+          outdir: path.dirname(outfile),
+          entryNames: path.basename(outfile, ".js"),
+          chunkNames: "chunks/[name]-[hash]",
+          splitting: true
+        }
+      : { outfile }),
     bundle: true,
     platform: "node",
     format: "esm",
