@@ -45,7 +45,8 @@ import * as Statement from "effect/sql/Statement"
 import * as Stream from "effect/Stream"
 import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
-import { DatabaseSync, type SQLInputValue, type StatementSync } from "node:sqlite"
+import type { DatabaseSync, SQLInputValue, StatementSync } from "node:sqlite"
+import { nodeSqlite, unavailableReason } from "../src/internal/sqlite.ts"
 
 /**
  * Settings of a client.
@@ -142,8 +143,11 @@ export const make = (options: Options): Effect.Effect<SqlClient.SqlClient, SqlEr
     const db = yield* Effect.acquireRelease(
       Effect.try({
         try: () => {
+          // Read when a client is made, not imported: an older Node can load this module (and fail here, clearly).
+          const sqlite = nodeSqlite()
+          if (sqlite === undefined) throw new Error(unavailableReason())
           if (!memory && !readOnly) prepareFile(options.filename)
-          const database = new DatabaseSync(options.filename, {
+          const database: DatabaseSync = new sqlite.DatabaseSync(options.filename, {
             readOnly,
             timeout: Number.isFinite(busyTimeout) ? Math.max(0, Math.round(busyTimeout)) : 2_147_483_647,
             enableForeignKeyConstraints: options.foreignKeys ?? true

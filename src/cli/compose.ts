@@ -20,7 +20,6 @@ import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import * as NodeFs from "node:fs"
-import { DatabaseSync } from "node:sqlite"
 import * as CodeStore from "../../capabilities/code/store.ts"
 import * as Bundled from "../../capabilities/index.ts"
 import { type UpstreamStatus, Upstreams } from "../../capabilities/upstream/index.ts"
@@ -38,6 +37,7 @@ import * as RequestState from "../RequestState.ts"
 import * as ServerConfig from "../ServerConfig.ts"
 import { DurableTasks, onDemand } from "../internal/durable.ts"
 import * as MemoryClient from "../internal/memoryClient.ts"
+import { nodeSqlite } from "../internal/sqlite.ts"
 import type { RpcError } from "../internal/memoryClient.ts"
 import { TaskStore } from "../TaskStore.ts"
 import { makeMemory, Transport } from "../Transport.ts"
@@ -353,6 +353,8 @@ export const storeLayer = (
       Effect.map(load, (ClusterTasks) => ClusterTasks.layerSqlite({ filename: store.filename }))
     ) as Layer.Layer<never, unknown>
   }
+  // An older Node without node:sqlite keeps tasks in memory (an explicit SQLite store says why it cannot start).
+  if (nodeSqlite() === undefined) return Layer.empty
   // The default file: opened when a task first needs it (or at once, when it holds unfinished tasks to take
   // over), so that a server that never runs a task pays nothing for it; held by another server, this one keeps
   // its tasks in an in-memory database.
@@ -386,9 +388,10 @@ export const storeLayer = (
 
 // Whether an SQLite store holds tasks that had not ended (read directly: cheap, and without the cluster).
 const unfinishedTasks = (filename: string): boolean => {
-  if (!NodeFs.existsSync(filename)) return false
+  const sqlite = nodeSqlite()
+  if (sqlite === undefined || !NodeFs.existsSync(filename)) return false
   try {
-    const database = new DatabaseSync(filename, { readOnly: true })
+    const database = new sqlite.DatabaseSync(filename, { readOnly: true })
     try {
       const row = database
         .prepare("SELECT count(*) AS n FROM mcp_tasks WHERE status IN ('working', 'input_required')")

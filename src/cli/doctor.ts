@@ -17,13 +17,13 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
-import { DatabaseSync } from "node:sqlite"
 import { defaultExecSettings } from "../../capabilities/exec/settings.ts"
 import { defaultFeSettings } from "../../capabilities/fe/settings.ts"
 import type { UpstreamStatus } from "../../capabilities/upstream/index.ts"
 import * as DaemonClient from "../internal/daemonClient.ts"
 import * as DaemonProtocol from "../internal/daemonProtocol.ts"
 import * as Durable from "../internal/durable.ts"
+import { nodeSqlite, unavailableReason } from "../internal/sqlite.ts"
 import * as ServerConfig from "../ServerConfig.ts"
 import {
   AlreadyReported,
@@ -491,6 +491,16 @@ const lockDetail = (filename: string): string => {
 const sqliteCheck = (store: Extract<Settings.StoreSettings, { readonly kind: "sqlite" }>): Check => {
   const title = `Task store: SQLite ${store.filename}`
   const where = store.explicit ? [] : ["the root's default (--store memory|sqlite:FILE|postgres://… for another)"]
+  // An older Node: the default store keeps tasks in memory; an explicit SQLite store cannot start.
+  if (nodeSqlite() === undefined) {
+    return store.explicit
+      ? { ok: false, title, details: [`cannot be used: ${unavailableReason()}`] }
+      : {
+          ok: true,
+          title: "Task store: memory",
+          details: [`tasks are kept in memory: ${unavailableReason()} for the default SQLite file`]
+        }
+  }
   let stat: NodeFs.Stats
   try {
     stat = NodeFs.statSync(store.filename)
@@ -501,9 +511,11 @@ const sqliteCheck = (store: Extract<Settings.StoreSettings, { readonly kind: "sq
     return { ok: false, title, details: [...where, `cannot be read: ${Durable.describe(error)}`] }
   }
   if (!stat.isFile()) return { ok: false, title, details: [...where, "is not a file"] }
+  const sqlite = nodeSqlite()
+  if (sqlite === undefined) return { ok: false, title, details: [...where, `cannot be read: ${unavailableReason()}`] }
   let counts: string
   try {
-    const db = new DatabaseSync(store.filename, { readOnly: true })
+    const db = new sqlite.DatabaseSync(store.filename, { readOnly: true })
     try {
       const table = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'mcp_tasks'").get()
       counts =
