@@ -30,10 +30,10 @@
 import { type ChildProcess, execFileSync, spawn } from "node:child_process"
 import { chownSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import * as http from "node:http"
-import * as net from "node:net"
 import * as os from "node:os"
 import * as path from "node:path"
 import { binDir } from "../test/support/postgres.ts"
+import { connectable, freePort } from "../test/support/ports.ts"
 import { procCpuMs } from "./client.ts"
 
 const root = path.resolve(import.meta.dirname, "..")
@@ -89,26 +89,6 @@ const stop = async (child: ChildProcess, signal: NodeJS.Signals = "SIGTERM", gra
 const stopAll = async (): Promise<void> => {
   await Promise.all([...children].map((child) => stop(child)))
 }
-
-const freePort = (): Promise<number> =>
-  new Promise((resolve, reject) => {
-    const server = net.createServer()
-    server.once("error", reject)
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address()
-      server.close(() => resolve(typeof address === "object" && address !== null ? address.port : 0))
-    })
-  })
-
-const connectable = (port: number): Promise<boolean> =>
-  new Promise((resolve) => {
-    const socket = net.connect(port, "127.0.0.1")
-    socket.once("connect", () => {
-      socket.destroy()
-      resolve(true)
-    })
-    socket.once("error", () => resolve(false))
-  })
 
 // -- PostgreSQL ----------------------------------------------------------------
 

@@ -47,7 +47,6 @@ import * as ShardingConfig from "effect/cluster/ShardingConfig"
 import type * as Sharding from "effect/cluster/Sharding"
 import * as SingleRunner from "effect/cluster/SingleRunner"
 import * as Cause from "effect/Cause"
-import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
 import type * as Duration from "effect/Duration"
@@ -71,6 +70,7 @@ import * as NodeNet from "node:net"
 import * as NodePath from "node:path"
 import * as RequestState from "../src/RequestState.ts"
 import { TaskStore } from "../src/TaskStore.ts"
+import { processState } from "../src/internal/daemonClient.ts"
 import * as Durable from "../src/internal/durable.ts"
 import * as NodeSqliteClient from "./NodeSqliteClient.ts"
 
@@ -252,8 +252,6 @@ const taskLayer = (activity: Deferred.Deferred<(payload: Durable.Payload) => Eff
 
 // The durable service on a cluster and its SQL client: the projection, the workflow's start and interrupt.
 const makeDurable = (options: {
-  readonly kind: "sqlite" | "postgres"
-  readonly location: string
   readonly runnerId: string
   readonly single: boolean
   readonly activity: Deferred.Deferred<(payload: Durable.Payload) => Effect.Effect<void>>
@@ -261,24 +259,7 @@ const makeDurable = (options: {
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const engine = yield* WorkflowEngine.WorkflowEngine
-    const clock = yield* Clock.Clock
-    const now = () => new Date(clock.currentTimeMillisUnsafe()).toISOString()
-    let health: Durable.Health = { kind: options.kind, location: options.location, state: "up", since: now() }
-    const down = (error: unknown) => {
-      if (health.state === "up") health = { ...health, state: "down", error: Durable.describe(error), since: now() }
-      else health = { ...health, error: Durable.describe(error) }
-    }
-    const up = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-      Effect.tap(effect, () =>
-        Effect.sync(() => {
-          if (health.state === "down")
-            health = { kind: health.kind, location: health.location, state: "up", since: now() }
-        })
-      )
-    const failed = (what: string, error: unknown) => {
-      down(error)
-      return Durable.unavailable(what, error)
-    }
+    const failed = (what: string, error: unknown) => Durable.unavailable(what, error)
     // PostgreSQL (several instances) has LISTEN/NOTIFY; SQLite (one) keeps everything in the process.
     const pg = yield* Effect.serviceOption(PgClient.PgClient)
     const listen =
@@ -297,17 +278,7 @@ const makeDurable = (options: {
         : Effect.map(pg.value.listen(name), (queue) =>
             Stream.fromQueue(queue).pipe(
               Stream.map((notification) => notification.payload),
-              Stream.catchCause((cause) =>
-                Stream.unwrap(
-                  Effect.as(
-                    Effect.sync(() => down(Cause.squash(cause))),
-                    listen!(name)
-                  )
-                ).pipe(
-                  Stream.tapError((error) => Effect.sync(() => down(error))),
-                  Stream.retry(Schedule.spaced("1 second"))
-                )
-              ),
+              Stream.catchCause(() => listen!(name).pipe(Stream.retry(Schedule.spaced("1 second")))),
               Stream.orDie
             )
           )
@@ -354,7 +325,6 @@ const makeDurable = (options: {
           Effect.provideService(WorkflowEngine.WorkflowEngine, engine),
           Effect.mapError((error) => failed("starting a task", error)),
           Effect.catchDefect((defect) => Effect.fail(failed("starting a task", defect))),
-          up,
           Effect.asVoid
         ),
       interrupt: (taskId) =>
@@ -373,8 +343,7 @@ const makeDurable = (options: {
         ),
       claim: (taskId) =>
         Durable.claim(sql, taskId, options.runnerId).pipe(
-          Effect.mapError((error) => failed("starting a task's work", error)),
-          up
+          Effect.mapError((error) => failed("starting a task's work", error))
         ),
       sendAnswers: (taskId, responses) =>
         Durable.storeAnswers(sql, taskId, responses).pipe(
@@ -384,15 +353,11 @@ const makeDurable = (options: {
               : Effect.asVoid(sql`SELECT pg_notify('mcp_task_answers', ${taskId})`)
           ),
           Effect.mapError((error) => failed("answering a task", error)),
-          up,
           Effect.asVoid
         ),
       answered: Stream.fromPubSub(answered),
       takeAnswers: (taskId) =>
-        Durable.takeAnswers(sql, taskId).pipe(
-          Effect.mapError((error) => failed("reading a task's answers", error)),
-          up
-        ),
+        Durable.takeAnswers(sql, taskId).pipe(Effect.mapError((error) => failed("reading a task's answers", error))),
       setActivity: (run) => Effect.asVoid(Deferred.succeed(options.activity, run)),
       broadcast: (topic, value) => {
         if (listen === undefined) return Effect.void
@@ -411,8 +376,7 @@ const makeDurable = (options: {
           })
         )
       },
-      broadcasts: (topic) => Stream.fromPubSub(received.get(topic)!),
-      health: () => health
+      broadcasts: (topic) => Stream.fromPubSub(received.get(topic)!)
     }
     return durable
   })
@@ -492,7 +456,8 @@ const lockFile = (filename: string): Effect.Effect<void, StoreError, Scope.Scope
             }
             const holder = Number(content)
             const held =
-              heldHere.has(path) || (holder !== process.pid && Number.isInteger(holder) && holder > 0 && alive(holder))
+              heldHere.has(path) ||
+              (holder !== process.pid && Number.isInteger(holder) && holder > 0 && processState(holder) !== "dead")
             if (held) {
               return refuse(
                 `another server (pid ${holder}) serves from it (${path}); give this one a store of its own ` +
@@ -529,15 +494,6 @@ const lockFile = (filename: string): Effect.Effect<void, StoreError, Scope.Scope
 // earlier process that had the same pid: a container's pid 1, restarted).
 const heldHere = new Set<string>()
 
-const alive = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM"
-  }
-}
-
 /**
  * The embedded durable store: an SQLite file, one instance. Tasks survive a
  * restart; a task that was running when the process stopped is taken over
@@ -569,12 +525,7 @@ export const layerSqlite = (options: SqliteOptions): Layer.Layer<Durable.Durable
     runnerStorage: "sql",
     shardingConfig: shardingConfig(options, Option.none())
   }).pipe(Layer.provide(NodeCrypto.layerDigest))
-  return opened(
-    options.filename,
-    assemble(cluster, { kind: "sqlite", location: options.filename, runnerId: "single", single: true }).pipe(
-      Layer.provide(sql)
-    )
-  )
+  return opened(options.filename, assemble(cluster, { runnerId: "single", single: true }).pipe(Layer.provide(sql)))
 }
 
 /**
@@ -632,15 +583,10 @@ export const layerPostgres = (options: PostgresOptions): Layer.Layer<Durable.Dur
                   )
                 )
               )
-        return Layer.merge(
-          assemble(cluster, {
-            kind: "postgres",
-            location,
-            runnerId: `${host}:${port}`,
-            single: false
-          }),
-          requestState
-        ).pipe(Layer.provide(reachable), Layer.provide(pg))
+        return Layer.merge(assemble(cluster, { runnerId: `${host}:${port}`, single: false }), requestState).pipe(
+          Layer.provide(reachable),
+          Layer.provide(pg)
+        )
       })
     )
   )

@@ -10,13 +10,13 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
-import * as NodeNet from "node:net"
 import * as ClusterTasks from "../layers/ClusterTasks.ts"
 import * as Capability from "../src/Capability.ts"
 import * as Kernel from "../src/Kernel.ts"
 import * as Resource from "../src/Resource.ts"
 import * as Task from "../src/Task.ts"
 import * as Tool from "../src/Tool.ts"
+import { freePort } from "./support/ports.ts"
 import * as Postgres from "./support/postgres.ts"
 import { collector, makeServer, meta, type ModernServer } from "./support/modern.ts"
 
@@ -37,16 +37,6 @@ const capability = Capability.make(
     ]
   })
 )
-
-const freePort = (): Promise<number> =>
-  new Promise((resolve, reject) => {
-    const server = NodeNet.createServer()
-    server.once("error", reject)
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address()
-      server.close(() => resolve(typeof address === "object" && address !== null ? address.port : 0))
-    })
-  })
 
 let pg: Postgres.Postgres
 beforeAll(async () => {

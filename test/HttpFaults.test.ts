@@ -9,9 +9,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import * as Effect from "effect/Effect"
-import * as Fiber from "effect/Fiber"
-import * as Layer from "effect/Layer"
-import * as Logger from "effect/Logger"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
@@ -19,17 +16,15 @@ import { connect, type Socket } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import * as HttpTransport from "../layers/HttpTransport.ts"
-import * as Logging from "../layers/Logging.ts"
 import * as Capability from "../src/Capability.ts"
 import * as ClientLog from "../src/ClientLog.ts"
-import * as Kernel from "../src/Kernel.ts"
-import * as McpServer from "../src/McpServer.ts"
 import * as Tool from "../src/Tool.ts"
 import * as ConfigFile from "../src/cli/ConfigFile.ts"
 import { noServeFlags } from "../src/cli/compose.ts"
 import { diagnose, httpLimits } from "../src/cli/doctor.ts"
 import * as Settings from "../src/cli/settings.ts"
 import { initialize, messageOf, post, readEvents, type SseEvent } from "./integration/HttpProcess.ts"
+import { serveInProcess as serveShared } from "./support/httpInProcess.ts"
 
 const flood = Tool.make("flood", {
   description: "Logs `count` messages of `size` bytes to the client, one after the other or all at once.",
@@ -53,30 +48,7 @@ const Flooding = Capability.make(
 )
 
 /** `HttpTransport.serve` in this process, on a free port, its log lines collected. */
-const serveInProcess = async (options: HttpTransport.Options) => {
-  const logs: Array<any> = []
-  let listening: (url: string) => void = () => undefined
-  const url = new Promise<string>((resolve) => (listening = resolve))
-  const fiber = Effect.runFork(
-    Effect.gen(function* () {
-      listening((yield* HttpTransport.Listener).url)
-      return yield* HttpTransport.serve(McpServer.make(), options)
-    }).pipe(
-      Effect.provide(
-        Layer.mergeAll(HttpTransport.layerServer({ port: 0 }), Flooding).pipe(Layer.provideMerge(Kernel.layer()))
-      ),
-      Effect.provide(Logger.layer([Logger.make((line) => void logs.push(JSON.parse(Logging.formatLine(line))))]))
-    )
-  )
-  const failed = Effect.runPromise(Fiber.await(fiber)).then((exit) => {
-    throw new Error(`the server stopped: ${String(exit)}`)
-  })
-  return {
-    url: await Promise.race([url, failed]),
-    logs,
-    stop: () => Effect.runPromise(Fiber.interrupt(fiber))
-  }
-}
+const serveInProcess = (options: HttpTransport.Options) => serveShared(Flooding, {}, options)
 
 /** Waits (bounded) for a log line. */
 const logLine = async (logs: ReadonlyArray<any>, test: (line: any) => boolean, ms = 10_000): Promise<any> => {

@@ -378,7 +378,7 @@ export const storeLayer = (
             )
           )
         ),
-        { kind: "sqlite", location: store.filename, runnerId: "single", single: true }
+        { runnerId: "single", single: true }
       )
       if (unfinishedTasks(store.filename)) yield* start
       return Context.make(DurableTasks, durable).pipe(Context.add(TaskStore, durable.store))

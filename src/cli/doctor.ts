@@ -444,16 +444,6 @@ export const httpLimits = (
   ]
 }
 
-/** Whether a process with this pid runs (EPERM: it runs, as another user). */
-const alive = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM"
-  }
-}
-
 /** The order tasks are counted in: the MCP statuses, then any other. */
 const statusOrder = ["working", "input_required", "completed", "failed", "cancelled"]
 
@@ -483,7 +473,7 @@ const lockDetail = (filename: string): string => {
   if (!Number.isInteger(pid) || pid <= 0) {
     return `stale lock ${path} (no pid in it): the next server to start takes it over`
   }
-  return alive(pid)
+  return DaemonClient.processState(pid) !== "dead"
     ? `in use by pid ${pid}`
     : `stale lock ${path} (pid ${pid} is gone): the next server to start takes it over`
 }

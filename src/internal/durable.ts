@@ -37,18 +37,6 @@ export interface Payload {
   readonly principal?: string | undefined
 }
 
-/** The state of the store's connection, for `doctor` and the logs. */
-export interface Health {
-  readonly kind: "sqlite" | "postgres"
-  /** Where the store is: the SQLite file, or the PostgreSQL URL with its password redacted. */
-  readonly location: string
-  readonly state: "up" | "down"
-  /** The last error while the store is down. */
-  readonly error?: string | undefined
-  /** ISO 8601: since when it is in its state. */
-  readonly since: string
-}
-
 /** The projection as a `TaskStore`, with forms that fail clearly when the store is unreachable. */
 export type Projection = TaskStore.TaskStore["Service"] & {
   readonly createOrFail: (task: Task) => Effect.Effect<void, RequestFailed>
@@ -95,8 +83,6 @@ export interface Durable {
   readonly broadcast: (topic: Topic, value: string) => Effect.Effect<void>
   /** The events other instances broadcast on a topic. */
   readonly broadcasts: (topic: Topic) => Stream.Stream<string>
-  /** The store's connection. */
-  readonly health: () => Health
 }
 
 /** The durable task store of the server, when it has one. */
@@ -365,12 +351,7 @@ export const takeAnswers = (
  */
 export const onDemand = (
   open: Effect.Effect<Durable, unknown>,
-  known: {
-    readonly kind: Health["kind"]
-    readonly location: string
-    readonly runnerId: string
-    readonly single: boolean
-  }
+  known: { readonly runnerId: string; readonly single: boolean }
 ): Effect.Effect<{ readonly durable: Durable; readonly start: Effect.Effect<void> }, never, Scope.Scope> =>
   Effect.gen(function* () {
     // The open runs in the scope (and with the context) of whoever built this, not of the request that needed it.
@@ -380,7 +361,6 @@ export const onDemand = (
     const opened = yield* Deferred.make<Durable, unknown>()
     let current: Durable | undefined
     let started = false
-    const since = new Date().toISOString()
     const start = Effect.suspend(() => {
       if (started) return Effect.void
       started = true
@@ -442,17 +422,7 @@ export const onDemand = (
           return current === undefined ? Effect.void : current.setActivity(run)
         }),
       broadcast: (topic, value) => (current === undefined ? Effect.void : current.broadcast(topic, value)),
-      broadcasts: (topic) => passiveStream((durable) => durable.broadcasts(topic)),
-      health: () =>
-        current !== undefined
-          ? current.health()
-          : {
-              kind: known.kind,
-              location: known.location,
-              state: started ? "down" : "up",
-              error: started ? "opening" : undefined,
-              since
-            }
+      broadcasts: (topic) => passiveStream((durable) => durable.broadcasts(topic))
     }
     return { durable, start }
   })

@@ -293,3 +293,34 @@ export const readEvents = (response: Response) => {
 
 /** The JSON-RPC message an event carries (undefined for a priming event). */
 export const messageOf = (event: SseEvent): any => (event.data === "" ? undefined : JSON.parse(event.data))
+
+/**
+ * A 2026-07-28 client over plain POSTs: each request carries `meta` as its
+ * `_meta` and the routing headers (`tasks/*` name their task in `Mcp-Name`
+ * unless `name` is given); the answer is the JSON body, or the last event of
+ * an SSE answer. Anything but HTTP 200 fails with the body.
+ */
+export const modernRpc = (meta: Record<string, unknown>) => {
+  let nextId = 1
+  return async (url: string, method: string, params: Record<string, unknown>, name?: string): Promise<any> => {
+    const routed = name ?? (typeof params.taskId === "string" ? params.taskId : undefined)
+    const response = await post(
+      url,
+      { jsonrpc: "2.0", id: nextId++, method, params: { ...params, _meta: meta } },
+      {
+        "mcp-protocol-version": "2026-07-28",
+        "mcp-method": method,
+        ...(routed === undefined ? {} : { "mcp-name": routed })
+      }
+    )
+    const body = await response.text()
+    if (response.status !== 200) throw new Error(`HTTP ${response.status}: ${body}`)
+    return response.headers.get("content-type")?.startsWith("text/event-stream")
+      ? body
+          .split("\n")
+          .filter((line) => line.startsWith("data:"))
+          .map((line) => JSON.parse(line.slice(5)))
+          .at(-1)
+      : JSON.parse(body)
+  }
+}

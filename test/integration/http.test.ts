@@ -10,16 +10,10 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js"
 import * as Effect from "effect/Effect"
-import * as Fiber from "effect/Fiber"
-import * as Layer from "effect/Layer"
-import * as Logger from "effect/Logger"
 import * as Schema from "effect/Schema"
 import { connect } from "node:net"
-import * as HttpTransport from "../../layers/HttpTransport.ts"
-import * as Logging from "../../layers/Logging.ts"
+import type * as HttpTransport from "../../layers/HttpTransport.ts"
 import * as Capability from "../../src/Capability.ts"
-import * as Kernel from "../../src/Kernel.ts"
-import * as McpServer from "../../src/McpServer.ts"
 import * as Tool from "../../src/Tool.ts"
 import {
   binaryArgs,
@@ -34,6 +28,7 @@ import {
 } from "./HttpProcess.ts"
 import { spawn } from "node:child_process"
 import { assertBuilt, binaryPath } from "./ServerProcess.ts"
+import { serveInProcess as serveShared } from "../support/httpInProcess.ts"
 
 const ping = (id: number | string = 1) => ({ jsonrpc: "2.0", id, method: "ping" })
 
@@ -783,32 +778,8 @@ const Waiting = Capability.make(
 )
 
 /** `HttpTransport.serve` in this process, on a free port, its log lines collected. */
-const serveInProcess = async (listen: HttpTransport.ListenOptions, options: HttpTransport.Options = {}) => {
-  const logs: Array<any> = []
-  let listening: (url: string) => void = () => undefined
-  const url = new Promise<string>((resolve) => (listening = resolve))
-  const fiber = Effect.runFork(
-    Effect.gen(function* () {
-      listening((yield* HttpTransport.Listener).url)
-      return yield* HttpTransport.serve(McpServer.make(), options)
-    }).pipe(
-      Effect.provide(
-        Layer.mergeAll(HttpTransport.layerServer({ port: 0, ...listen }), Waiting).pipe(
-          Layer.provideMerge(Kernel.layer())
-        )
-      ),
-      Effect.provide(Logger.layer([Logger.make((line) => void logs.push(JSON.parse(Logging.formatLine(line))))]))
-    )
-  )
-  const failed = Effect.runPromise(Fiber.await(fiber)).then((exit) => {
-    throw new Error(`the server stopped: ${String(exit)}`)
-  })
-  return {
-    url: await Promise.race([url, failed]),
-    logs,
-    stop: () => Effect.runPromise(Fiber.interrupt(fiber))
-  }
-}
+const serveInProcess = (listen: HttpTransport.ListenOptions, options: HttpTransport.Options = {}) =>
+  serveShared(Waiting, listen, options)
 
 describe("Streamable HTTP in process", () => {
   it("a silent request turns into a stream at a keep-alive tick: priming, keep-alive comments, its answer; a quick one stays JSON", async () => {

@@ -14,7 +14,7 @@ import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { type CallToolResult, ElicitRequestSchema, type ElicitResult } from "@modelcontextprotocol/sdk/types.js"
-import { post, startHttp } from "./HttpProcess.ts"
+import { modernRpc, post, startHttp } from "./HttpProcess.ts"
 import { assertBuilt, binaryPath } from "./ServerProcess.ts"
 
 beforeAll(assertBuilt)
@@ -379,29 +379,7 @@ describe("exec runs as tasks (2026-07-28 over HTTP)", () => {
     "io.modelcontextprotocol/clientCapabilities": { extensions: { "io.modelcontextprotocol/tasks": {} } },
     "io.modelcontextprotocol/clientInfo": { name: "safety-test", version: "1.0.0" }
   }
-  let nextId = 1
-  const rpc = async (url: string, method: string, params: Record<string, unknown>, name?: string): Promise<any> => {
-    const response = await post(
-      url,
-      { jsonrpc: "2.0", id: nextId++, method, params: { ...params, _meta: meta } },
-      {
-        "mcp-protocol-version": "2026-07-28",
-        "mcp-method": method,
-        ...(name === undefined ? {} : { "mcp-name": name })
-      }
-    )
-    const body = await response.text()
-    // JSON, or an SSE stream whose last event is the response.
-    const json = response.headers.get("content-type")?.startsWith("text/event-stream")
-      ? body
-          .split("\n")
-          .filter((line) => line.startsWith("data:"))
-          .map((line) => JSON.parse(line.slice(5)))
-          .at(-1)
-      : JSON.parse(body)
-    assert.strictEqual(response.status, 200, body)
-    return json
-  }
+  const rpc = modernRpc(meta)
 
   it("tasks/cancel kills the command's whole tree; the task ends cancelled and the server keeps serving", async () => {
     const root = execConfig()
@@ -432,7 +410,7 @@ describe("exec runs as tasks (2026-07-28 over HTTP)", () => {
         server.url,
         {
           jsonrpc: "2.0",
-          id: nextId++,
+          id: 9999,
           method: "tools/call",
           params: {
             name: "exec_run",

@@ -18,13 +18,14 @@ import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import { execFileSync, spawnSync } from "node:child_process"
 import * as NodeFs from "node:fs"
 import * as Http from "node:http"
-import * as NodeNet from "node:net"
+import type * as NodeNet from "node:net"
 import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
 import { problems, runSuite, tally } from "../conformance/run.ts"
+import { freePort } from "../support/ports.ts"
 import * as Postgres from "../support/postgres.ts"
 import { assertBuilt, binaryPath } from "./ServerProcess.ts"
-import { type HttpProcess, post, startHttp } from "./HttpProcess.ts"
+import { type HttpProcess, modernRpc, startHttp } from "./HttpProcess.ts"
 
 const meta = {
   "io.modelcontextprotocol/protocolVersion": "2026-07-28",
@@ -32,37 +33,7 @@ const meta = {
   "io.modelcontextprotocol/clientInfo": { name: "scale-out-test", version: "1.0.0" }
 }
 
-let nextId = 1
-/** One 2026-07-28 request (JSON, or the last event of an SSE answer). */
-const rpc = async (url: string, method: string, params: Record<string, unknown>, name?: string): Promise<any> => {
-  // tasks/* name their task in Mcp-Name.
-  if (name === undefined && typeof params.taskId === "string") name = params.taskId
-  const response = await post(
-    url,
-    { jsonrpc: "2.0", id: nextId++, method, params: { ...params, _meta: meta } },
-    { "mcp-protocol-version": "2026-07-28", "mcp-method": method, ...(name === undefined ? {} : { "mcp-name": name }) }
-  )
-  const body = await response.text()
-  const json = response.headers.get("content-type")?.startsWith("text/event-stream")
-    ? body
-        .split("\n")
-        .filter((line) => line.startsWith("data:"))
-        .map((line) => JSON.parse(line.slice(5)))
-        .at(-1)
-    : JSON.parse(body)
-  assert.strictEqual(response.status, 200, body)
-  return json
-}
-
-const freePort = (): Promise<number> =>
-  new Promise((resolve, reject) => {
-    const server = NodeNet.createServer()
-    server.once("error", reject)
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address()
-      server.close(() => resolve(typeof address === "object" && address !== null ? address.port : 0))
-    })
-  })
+const rpc = modernRpc(meta)
 
 /** A round-robin HTTP front: each request goes to the next instance that answers (a dead one is skipped). */
 const startFront = (backends: () => ReadonlyArray<string>): Promise<{ url: string; close: () => Promise<void> }> =>

@@ -10,9 +10,9 @@
  */
 import { type ChildProcess, execFileSync, spawn } from "node:child_process"
 import * as NodeFs from "node:fs"
-import * as NodeNet from "node:net"
 import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
+import { connectable, freePort } from "./ports.ts"
 
 /** A running cluster. */
 export interface Postgres {
@@ -47,27 +47,6 @@ export const binDir = (): string | undefined => {
 
 /** Whether PostgreSQL is installed here. */
 export const available = (): boolean => binDir() !== undefined
-
-const freePort = (): Promise<number> =>
-  new Promise((resolve, reject) => {
-    const server = NodeNet.createServer()
-    server.once("error", reject)
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address()
-      const port = typeof address === "object" && address !== null ? address.port : 0
-      server.close(() => resolve(port))
-    })
-  })
-
-const connectable = (port: number): Promise<boolean> =>
-  new Promise((resolve) => {
-    const socket = NodeNet.connect(port, "127.0.0.1")
-    socket.once("connect", () => {
-      socket.destroy()
-      resolve(true)
-    })
-    socket.once("error", () => resolve(false))
-  })
 
 /** Starts a cluster (about half a second). */
 export const start = async (): Promise<Postgres> => {
