@@ -38,6 +38,38 @@ export interface Shared {
   /** Whether a tracing backend is installed (with Effect's native tracer a span would go nowhere). */
   readonly tracing: boolean
   readonly progressIntervalMs: number
+  /** Told when each request starts and ends (the `serve --inspect` page); absent, nothing is told. */
+  readonly observer?: RequestObserver | undefined
+}
+
+/**
+ * A request as an observer sees it. `record` is live: the tool, capability
+ * and queue wait are filled while the request runs.
+ */
+export interface ObservedRequest {
+  readonly correlationId: string
+  readonly method: string
+  readonly id: RequestId
+  /** The connection (session id) or `stateless`. */
+  readonly scope: string
+  readonly record: RequestRecord
+  readonly bytesIn: number | undefined
+  /** The clock's monotonic time at the start, in milliseconds. */
+  readonly startedMs: number
+  readonly principal: Principal | undefined
+}
+
+/** How a request ended, for an observer. */
+export interface ObservedEnd {
+  readonly outcome: string
+  readonly elapsedMs: number
+  readonly bytesOut: number | undefined
+}
+
+/** Told synchronously when a request starts and when it ends; must not throw or block. */
+export interface RequestObserver {
+  readonly started: (request: ObservedRequest) => void
+  readonly ended: (request: ObservedRequest, end: ObservedEnd) => void
 }
 
 /** Everything a request's pipeline needs to know about the request and where it came from. */
@@ -104,7 +136,7 @@ export interface Dispatch {
 
 /** Builds the pipeline. */
 export const make = (shared: Shared): Dispatch => {
-  const { clock, progressIntervalMs, tracing } = shared
+  const { clock, observer, progressIntervalMs, tracing } = shared
 
   // Only a self-inflicted interruption reaches `onFailure`: when the
   // request's fiber is interrupted from outside (cancellation, shutdown),
@@ -150,6 +182,21 @@ export const make = (shared: Shared): Dispatch => {
         : Effect.void
     )
     const logged = Effect.as(log, line)
+    if (observer !== undefined) {
+      const now = Number(clock.monotonicTimeNanosUnsafe()) / 1e6
+      const observed: ObservedRequest = {
+        correlationId: "",
+        method: method ?? "(invalid message)",
+        id: id ?? "",
+        scope,
+        record: { tool: undefined, capability: undefined, queueMs: 0, outcome: "error", ended: true },
+        bytesIn,
+        startedMs: now,
+        principal: undefined
+      }
+      observer.started(observed)
+      observer.ended(observed, { outcome: "error", elapsedMs: 0, bytesOut: utf8Length(line) + 1 })
+    }
     // A request (it has a method) gets its span even when no handler ran.
     return tracing && method !== undefined
       ? Effect.withSpan(logged, method, {
@@ -224,6 +271,20 @@ export const make = (shared: Shared): Dispatch => {
           })
     const started = clock.monotonicTimeNanosUnsafe()
     const shape = env.shape
+    const observed: ObservedRequest | undefined =
+      observer === undefined
+        ? undefined
+        : {
+            correlationId,
+            method: method.name,
+            id,
+            scope: env.scope,
+            record,
+            bytesIn,
+            startedMs: Number(started) / 1e6,
+            principal: env.principal
+          }
+    if (observed !== undefined) observer!.started(observed)
 
     // When the request ends, however it ends: the last progress (unless it
     // was cancelled), then its span attributes and its log line.
@@ -233,6 +294,13 @@ export const make = (shared: Shared): Dispatch => {
         if (records !== undefined && records.get(key) === record) records.delete(key)
         const line = cancelled ? undefined : exit.value
         const outcome = cancelled ? "cancelled" : (record.outcome ?? "ok")
+        if (observed !== undefined) {
+          observer!.ended(observed, {
+            outcome,
+            elapsedMs: Number(clock.monotonicTimeNanosUnsafe() - started) / 1e6,
+            bytesOut: line === undefined ? undefined : utf8Length(line) + 1
+          })
+        }
         let annotate: Effect.Effect<void> = Effect.void
         if (tracing) {
           // `error.type` as in OpenTelemetry's semantic conventions, for any outcome but ok.
