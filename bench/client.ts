@@ -8,10 +8,14 @@
  * The child's stderr is always drained (a server that logs every request
  * would otherwise fill the pipe and block on its next log write): the client
  * keeps the raw chunks of its last few KiB, decoded only when asked for, and
- * counts the bytes.
+ * counts the bytes. With `BENCH_STDERR=lines` it also decodes every chunk and
+ * splits it in lines, as a client that logs its server's stderr line by line
+ * does (the lines are counted, in `stderrLines`): the log line's cost then
+ * includes what it costs such a client, which shares the machine.
  */
 import { type ChildProcess, spawn } from "node:child_process"
 import { readFileSync } from "node:fs"
+import { StringDecoder } from "node:string_decoder"
 
 export interface Response {
   readonly id: number
@@ -22,6 +26,9 @@ export interface Response {
 type Callback = (response: Response) => void
 
 export const protocolVersion = "2025-11-25"
+
+/** Whether the client reads its children's stderr line by line (`BENCH_STDERR=lines`). */
+const stderrByLine = process.env.BENCH_STDERR === "lines"
 
 /** How much of the child's stderr `Peer.stderr` returns, in characters. */
 const stderrKeep = 4000
@@ -54,6 +61,10 @@ export class Peer {
   private stderrKept = 0
   /** Bytes the child has written to stderr so far. */
   stderrBytes = 0
+  /** Lines read from the child's stderr so far (with `BENCH_STDERR=lines` only). */
+  stderrLines = 0
+  private readonly stderrDecoder = new StringDecoder("utf8")
+  private stderrPartial = ""
   private readonly exited: Promise<number | null>
   /** Set when the child exits with requests pending. */
   failure: Error | undefined
@@ -89,6 +100,11 @@ export class Peer {
   // Called for every chunk under load: no decoding, no copying.
   private onStderr(chunk: Buffer): void {
     this.stderrBytes += chunk.length
+    if (stderrByLine) {
+      const lines = (this.stderrPartial + this.stderrDecoder.write(chunk)).split("\n")
+      this.stderrPartial = lines.pop()!
+      this.stderrLines += lines.length
+    }
     this.stderrChunks.push(chunk)
     this.stderrKept += chunk.length
     while (this.stderrChunks.length > 1 && this.stderrKept - this.stderrChunks[0]!.length >= stderrKeep) {

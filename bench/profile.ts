@@ -29,8 +29,25 @@ const dir = path.join(root, "bench", ".out", "prof")
 rmSync(dir, { recursive: true, force: true })
 mkdirSync(dir, { recursive: true })
 
-const entry = path.join(root, "bench", which === "sdk" ? "sdk-server.ts" : "effect-server.ts")
-const args = ["--cpu-prof", "--cpu-prof-dir", dir, entry]
+// `binary`: the binary's own entry from source, `serve` with its defaults (default capabilities, the audit log in a
+// state directory under bench/.out/prof); extra `serve` flags in BENCH_SERVE_ARGS (e.g. "--audit-log off").
+const binary = which === "binary"
+const entry = path.join(
+  root,
+  binary ? "src/cli/main.ts" : which === "sdk" ? "bench/sdk-server.ts" : "bench/effect-server.ts"
+)
+const args = [
+  "--cpu-prof",
+  "--cpu-prof-dir",
+  dir,
+  // The sampling interval in µs (Node's default: 1000); BENCH_PROF_INTERVAL=100 for finer profiles.
+  ...(process.env.BENCH_PROF_INTERVAL === undefined ? [] : [`--cpu-prof-interval=${process.env.BENCH_PROF_INTERVAL}`]),
+  entry,
+  ...(binary
+    ? ["serve", "--root", root, ...(process.env.BENCH_SERVE_ARGS ?? "").split(" ").filter((a) => a !== "")]
+    : [])
+]
+const echoTool = binary ? "system_echo" : "bench_echo"
 const http = process.env.BENCH_TRANSPORT === "http"
 const peer = http
   ? new HttpPeer(
@@ -43,7 +60,7 @@ const peer = http
         modern: process.env.BENCH_MODERN === "1"
       }
     )
-  : new Peer(which, args)
+  : new Peer(which, args, binary ? { XDG_STATE_HOME: path.join(dir, "state") } : {})
 await peer.initialize()
 
 const run = (count: number): Promise<number> =>
@@ -53,7 +70,7 @@ const run = (count: number): Promise<number> =>
     const t0 = performance.now()
     const next = (): void => {
       const text = `p-${sent++}`
-      peer.send("tools/call", { name: "bench_echo", arguments: { text } }, (response) => {
+      peer.send("tools/call", { name: echoTool, arguments: { text } }, (response) => {
         if (response.result?.structuredContent?.text !== text) {
           reject(new Error(`bad response ${JSON.stringify(response)}\n${peer.stderr}`))
           return

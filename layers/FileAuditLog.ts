@@ -2,39 +2,44 @@
  * The default audit log store: an append-only JSONL file, one record per
  * line, with size-based rotation.
  *
- * **Whole records.** The file is opened with `O_APPEND` and each record —
- * its JSON and the newline — goes out in one `write(2)` of a complete
+ * **Grouped writes.** A call's record is queued, and the call waits for the
+ * write that carries it: at the end of the current turn of work (a
+ * microtask, once every call that finished in it has queued its record), the
+ * queued records are digested, serialized and written with one `write(2)`,
+ * and only then are their calls released to answer. So no answer is sent
+ * before its record is in the file, and a busy server pays one system call
+ * for all the calls that finish together instead of one per call.
+ *
+ * **Whole records.** The file is opened with `O_APPEND` and each group of
+ * records — their JSON lines — goes out in one `write(2)` of a complete
  * buffer, so records never interleave and every record whose write
  * returned is complete in the file. A process killed with `kill -9` *during*
- * a write can leave the start of that one record (Linux stops a large write
- * between pages when a fatal signal is pending): that record was never
- * completed, and the next time the file is opened the unterminated tail is
- * cut off, so the file holds complete records only (tested in
- * `test/AuditLog.test.ts` with a real `kill -9`). A power failure is another
+ * a write can leave the start of one record (Linux stops a large write
+ * between pages when a fatal signal is pending): that record's call was
+ * never answered, and the next time the file is opened the unterminated tail
+ * is cut off, so the file holds complete records only (tested in
+ * `test/AuditLog.test.ts` with a real `kill -9` while many calls are in
+ * flight: every answered call has its record). A power failure is another
  * matter: records not yet flushed by the OS may be lost unless `fsync` is on
- * (option `sync`, slower).
+ * (option `sync`: one `fsync` per group).
  *
  * **Rotation.** Before a record would take the file past `maxBytes`, the file
  * is renamed `<path>.1` (older ones shift to `.2` … up to `keep`, the oldest
  * is deleted) and a new file is started.
  *
- * Writes are synchronous: one short write per tool call, in order, with no
- * buffer to lose.
- *
  * @since 0.1.0
  */
-import { createHash } from "node:crypto"
+import { hash } from "node:crypto"
 import * as fs from "node:fs"
 import * as nodePath from "node:path"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
-import { AuditLog, canonicalJson, defaultRedactedFields, type Entry, redact } from "../src/AuditLog.ts"
+import { AuditLog, type Call, canonicalJson, defaultRedactedFields, type Entry, redact } from "../src/AuditLog.ts"
 
-// `AuditLog.digest`, computed with Node's hash at once: Web Crypto's digest is asynchronous (a trip through the
-// thread pool for every call), which made the audit record cost more than the call it records.
-const digestNow = (value: unknown): string =>
-  `sha256:${createHash("sha256").update(canonicalJson(value)).digest("hex")}`
+// `AuditLog.digest`, computed with Node's one-shot hash at once: Web Crypto's digest is asynchronous (a trip through
+// the thread pool for every call), and a `createHash` object per record cost twice as much as the one-shot call.
+const digestNow = (value: unknown): string => `sha256:${hash("sha256", canonicalJson(value), "hex")}`
 
 /**
  * The options of the file store.
@@ -132,6 +137,9 @@ export class AuditFileUnavailable extends Schema.TaggedError<AuditFileUnavailabl
 
 /**
  * A synchronous JSONL appender: what the layer runs on, usable on its own.
+ * `append` writes one record; `appendLines` writes several records (their
+ * JSON lines, without newlines) with one `write(2)`, or record by record
+ * when the group crosses the rotation point.
  *
  * **Example**
  *
@@ -140,6 +148,7 @@ export class AuditFileUnavailable extends Schema.TaggedError<AuditFileUnavailabl
  *
  * const appender = makeAppender({ path: "/tmp/audit.jsonl" })
  * appender.append({ time: new Date().toISOString(), correlationId: "x-1", tool: "t", outcome: "ok", durationMs: 1 })
+ * appender.appendLines(['{"time":"2026-11-25T08:00:00.000Z","correlationId":"x-2","tool":"t","outcome":"ok","durationMs":1}'])
  * appender.close()
  * ```
  *
@@ -171,24 +180,81 @@ export const makeAppender = (options: Options) => {
     size = 0
   }
 
+  const scratchLimit = 16 * 1024 * 1024
+  let scratch = Buffer.allocUnsafe(64 * 1024)
+
+  // One write of the whole buffer; loop only if the kernel wrote less (it does not for regular files).
+  const write = (bytes: Buffer): void => {
+    let written = 0
+    while (written < bytes.length) written += fs.writeSync(fd, bytes, written, bytes.length - written)
+    size += bytes.length
+  }
+
+  const appendLine = (line: string): void => {
+    const bytes = Buffer.from(`${line}\n`, "utf8")
+    if (size > 0 && size + bytes.length > maxBytes) rotate()
+    write(bytes)
+  }
+
   return {
     path,
     append: (entry: Entry): void => {
-      const line = Buffer.from(`${JSON.stringify(entry)}\n`, "utf8")
-      if (size > 0 && size + line.length > maxBytes) rotate()
-      // One write of the whole record; loop only if the kernel wrote less (it does not for regular files).
-      let written = 0
-      while (written < line.length) written += fs.writeSync(fd, line, written, line.length - written)
+      appendLine(JSON.stringify(entry))
       if (sync) fs.fsyncSync(fd)
-      size += line.length
+    },
+    appendLines: (lines: ReadonlyArray<string>): void => {
+      if (lines.length === 0) return
+      const text = `${lines.join("\n")}\n`
+      // Encoded into a buffer kept between groups (a fresh one per group is garbage for every write), grown up to
+      // 16 MiB; a larger group gets a buffer of its own. (At most 3 UTF-8 bytes per UTF-16 unit.)
+      const most = text.length * 3
+      if (most > scratch.length && most <= scratchLimit) scratch = Buffer.allocUnsafe(2 ** Math.ceil(Math.log2(most)))
+      const bytes =
+        most <= scratch.length ? scratch.subarray(0, scratch.write(text, 0, "utf8")) : Buffer.from(text, "utf8")
+      if (size + bytes.length <= maxBytes) write(bytes)
+      else for (const line of lines) appendLine(line)
+      if (sync) fs.fsyncSync(fd)
     },
     close: (): void => fs.closeSync(fd)
   }
 }
 
 /**
- * The file store as an `AuditLog` layer. A record that cannot be written is
- * reported on stderr (as a log line) and the call goes on.
+ * The JSON line of a call's record as the store keeps it: the arguments'
+ * digest (the default) or the arguments with the configured fields
+ * redacted, in place of the arguments.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import { recordLine } from "effect-mcp-runtime/layers/FileAuditLog"
+ *
+ * recordLine(
+ *   { time: "2026-11-25T08:00:00.000Z", correlationId: "x-1", tool: "t", arguments: { a: 1 }, outcome: "ok", durationMs: 1 },
+ *   { path: "audit.jsonl" }
+ * )
+ * // => '{"time":"2026-11-25T08:00:00.000Z","correlationId":"x-1","tool":"t","outcome":"ok","durationMs":1,"argumentsDigest":"sha256:…"}'
+ * ```
+ *
+ * @category formatting
+ * @since 0.5.0
+ */
+export const recordLine = (call: Call, options: Options): string => {
+  // `arguments: undefined` is left out by JSON.stringify (a spread copies faster than a rest pattern).
+  if ((options.arguments ?? defaults.arguments) === "redacted") {
+    return JSON.stringify({ ...call, arguments: redact(call.arguments, options.redact ?? defaultRedactedFields) })
+  }
+  // The record without its arguments, their digest added as the last field.
+  const json = JSON.stringify({ ...call, arguments: undefined })
+  const digestField = `"argumentsDigest":"${digestNow(call.arguments)}"}`
+  return json === "{}" ? `{${digestField}` : `${json.slice(0, -1)},${digestField}`
+}
+
+/**
+ * The file store as an `AuditLog` layer. Records queued in the same turn of
+ * work are written together (see the module's description); a record that
+ * cannot be written is reported on stderr (as a log line) and the call goes
+ * on. Records still queued when the layer is released are written then.
  *
  * **Example**
  *
@@ -204,35 +270,77 @@ export const makeAppender = (options: Options) => {
 export const layer = (options: Options): Layer.Layer<AuditLog, AuditFileUnavailable> =>
   Layer.effect(
     AuditLog,
-    Effect.acquireRelease(
-      Effect.try({
-        try: () => makeAppender(options),
-        catch: (error) =>
-          new AuditFileUnavailable({
-            path: nodePath.resolve(options.path),
-            message: `The audit log ${nodePath.resolve(options.path)} cannot be opened for appending: ${
-              error instanceof Error ? error.message : String(error)
-            }`
-          })
-      }),
-      (appender) => Effect.sync(appender.close)
-    ).pipe(
-      Effect.map((appender) =>
-        AuditLog.of({
-          record: ({ arguments: args, ...call }) =>
-            Effect.sync(() =>
-              appender.append(
-                (options.arguments ?? defaults.arguments) === "redacted"
-                  ? { ...call, arguments: redact(args, options.redact ?? defaultRedactedFields) }
-                  : { ...call, argumentsDigest: digestNow(args) }
-              )
-            ).pipe(
-              Effect.asVoid,
-              Effect.catchDefect((error) =>
-                Effect.logError("audit record not written", { path: appender.path, error: String(error) })
-              )
-            )
-        })
-      )
+    Effect.map(
+      Effect.acquireRelease(
+        Effect.try({
+          try: () => makeWriter(makeAppender(options), options),
+          catch: (error) =>
+            new AuditFileUnavailable({
+              path: nodePath.resolve(options.path),
+              message: `The audit log ${nodePath.resolve(options.path)} cannot be opened for appending: ${
+                error instanceof Error ? error.message : String(error)
+              }`
+            })
+        }),
+        (writer) => Effect.sync(writer.close)
+      ),
+      (writer) => AuditLog.of({ record: writer.record })
     )
   )
+
+const notWritten = (path: string, error: unknown): Effect.Effect<void> =>
+  Effect.logError("audit record not written", { path, error: String(error) })
+
+// The grouped writer: records are queued with the calls waiting for them, and written by one flush per turn.
+const makeWriter = (appender: ReturnType<typeof makeAppender>, options: Options) => {
+  let calls: Array<Call> = []
+  let waiters: Array<(effect: Effect.Effect<void>) => void> = []
+  let scheduled = false
+  let closed = false
+
+  const flush = (): void => {
+    scheduled = false
+    if (calls.length === 0) return
+    const batch = calls
+    const resumes = waiters
+    calls = []
+    waiters = []
+    // Digests and JSON in the batch, each record on its own: one that cannot be serialized is reported alone.
+    const lines: Array<string> = []
+    const outcomes: Array<Effect.Effect<void> | undefined> = []
+    for (let i = 0; i < batch.length; i++) {
+      try {
+        lines.push(recordLine(batch[i]!, options))
+        outcomes.push(undefined)
+      } catch (error) {
+        outcomes.push(notWritten(appender.path, error))
+      }
+    }
+    let written: Effect.Effect<void> = Effect.void
+    try {
+      if (closed) throw new Error("the audit log is closed")
+      appender.appendLines(lines)
+    } catch (error) {
+      written = notWritten(appender.path, error)
+    }
+    // Only now, with the records in the file, do the calls go on to answer.
+    for (let i = 0; i < resumes.length; i++) resumes[i]!(outcomes[i] ?? written)
+  }
+
+  return {
+    record: (call: Call): Effect.Effect<void> =>
+      Effect.callback<void>((resume) => {
+        calls.push(call)
+        waiters.push(resume)
+        if (!scheduled) {
+          scheduled = true
+          queueMicrotask(flush)
+        }
+      }),
+    close: (): void => {
+      flush()
+      closed = true
+      appender.close()
+    }
+  }
+}

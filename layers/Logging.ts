@@ -5,7 +5,11 @@
  * The lines have the shape of Effect's `Logger.formatJson` (`message`,
  * `level`, `timestamp`, `cause`, `annotations`, `spans`, `fiberId`), with one
  * difference: `Effect.log("text", { fields })` gives `"message": "text"` and
- * puts the fields with the annotations. The lines logged within
+ * puts the fields with the annotations. Fields that carry their own JSON
+ * (the server's per-request line: under the symbol
+ * `Symbol.for("effect-mcp-runtime/log-fields-json")`, the text
+ * `JSON.stringify` would give) are written as that text, not serialized
+ * again. The lines logged within
  * {@link flushWindowMs} (10 ms) go out in one write: a busy server logs one
  * line per request without paying a system call per line. Pending lines are
  * written when the layer is released and when the process exits; a
@@ -45,11 +49,14 @@ export const formatLine = (options: Logger.Options<unknown>): string => {
   const { cause, date, fiber, logLevel } = options
   let message = options.message
   let annotations = fiber.getRef(References.CurrentLogAnnotations) as Record<string, unknown>
+  // The annotations' JSON, when the fields come with their own (see `preformatted`).
+  let annotationsJson: string | undefined
   if (Array.isArray(message)) {
     // `Effect.log("text", { fields })`: the fields join the annotations.
     const last = message[message.length - 1]
     if (message.length === 2 && typeof message[0] === "string" && isPlainObject(last)) {
-      annotations = isEmpty(annotations) ? last : { ...annotations, ...last }
+      annotationsJson = preformatted(annotations, last)
+      if (annotationsJson === undefined) annotations = isEmpty(annotations) ? last : { ...annotations, ...last }
       message = message[0]
     } else if (message.length === 1) {
       message = message[0]
@@ -66,10 +73,32 @@ export const formatLine = (options: Logger.Options<unknown>): string => {
   // Built by hand around the two parts that vary (message, annotations): the
   // per-request line is on the server's hot path.
   return (
-    `{"message":${json(message)},"level":"${levels[logLevel]}","timestamp":"${isoOf(date)}"` +
+    `{"message":${typeof message === "string" ? JSON.stringify(message) : json(message)},"level":"${levels[logLevel]}","timestamp":"${isoOf(date)}"` +
     (cause.reasons.length > 0 ? `,"cause":${JSON.stringify(Cause.pretty(cause))}` : "") +
-    `,"annotations":${json(annotations)},"spans":${spans},"fiberId":"#${fiber.id}"}`
+    `,"annotations":${annotationsJson ?? json(annotations)},"spans":${spans},"fiberId":"#${fiber.id}"}`
   )
+}
+
+/**
+ * The key under which a log message's fields may carry their own JSON (the
+ * server's per-request line does: `src/internal/dispatch.ts`, under the
+ * same `Symbol.for` name).
+ */
+const fieldsJsonKey = Symbol.for("effect-mcp-runtime/log-fields-json")
+
+// The JSON of the annotations merged with `fields`, from the JSON the fields carry: as it is with no annotations,
+// the annotations' own in front when no key is in both; undefined when the fields carry none (or a key is in both).
+const preformatted = (
+  annotations: Record<string, unknown>,
+  fields: Record<PropertyKey, unknown>
+): string | undefined => {
+  const own = fields[fieldsJsonKey]
+  if (typeof own !== "string") return undefined
+  if (isEmpty(annotations)) return own
+  for (const key in annotations) if (key in fields) return undefined
+  const before = json(annotations)
+  // (Annotations whose values are all undefined serialize as `{}` too.)
+  return own === "{}" ? before : before === "{}" ? own : `${before.slice(0, -1)},${own.slice(1)}`
 }
 
 // Lines logged within the same millisecond share one formatted timestamp.

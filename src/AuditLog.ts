@@ -124,7 +124,12 @@ export interface Call extends Omit<Entry, "arguments" | "argumentsDigest"> {
 export class AuditLog extends Context.Service<
   AuditLog,
   {
-    /** Appends the record of one call. Never fails: a store that cannot write logs the problem on stderr. */
+    /**
+     * Appends the record of one call, and completes once the record is
+     * stored: the server answers the call only then. Never fails: a store
+     * that cannot write logs the problem on stderr. The file store groups
+     * the records of calls that finish together into one write.
+     */
     readonly record: (call: Call) => Effect.Effect<void>
   }
 >()("effect-mcp-runtime/AuditLog") {}
@@ -221,12 +226,35 @@ export const redact = (value: unknown, fields: ReadonlyArray<string> = defaultRe
  * @since 0.1.0
  */
 export const canonicalJson = (value: unknown): string =>
-  JSON.stringify(value, (_key, node: unknown) => {
-    if (typeof node !== "object" || node === null || Array.isArray(node)) return node
-    const sorted: Record<string, unknown> = {}
-    for (const key of Object.keys(node).sort()) sorted[key] = (node as Record<string, unknown>)[key]
-    return sorted
-  }) ?? "null"
+  // Arguments whose keys are in order already (one key, or a client that sorts) are their own canonical JSON.
+  isCanonical(value, 0)
+    ? (JSON.stringify(value) ?? "null")
+    : (JSON.stringify(value, (_key, node: unknown) => {
+        if (typeof node !== "object" || node === null || Array.isArray(node)) return node
+        const sorted: Record<string, unknown> = {}
+        for (const key of Object.keys(node).sort()) sorted[key] = (node as Record<string, unknown>)[key]
+        return sorted
+      }) ?? "null")
+
+// Whether `JSON.stringify` writes every object of `value` with its keys sorted: plain data whose objects' own keys
+// are in order (no `toJSON`, which could return anything); too deep (or a cycle) says no, and the sorting path
+// decides (a cycle fails there as `JSON.stringify` fails).
+const isCanonical = (value: unknown, depth: number): boolean => {
+  if (typeof value !== "object" || value === null) return true
+  if (depth > 32) return false
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) if (!isCanonical(value[i], depth + 1)) return false
+    return true
+  }
+  if (typeof (value as { toJSON?: unknown }).toJSON === "function") return false
+  let previous: string | undefined
+  for (const key of Object.keys(value)) {
+    if (previous !== undefined && previous > key) return false
+    previous = key
+    if (!isCanonical((value as Record<string, unknown>)[key], depth + 1)) return false
+  }
+  return true
+}
 
 /**
  * `sha256:<hex>` of the canonical JSON of the arguments (Web Crypto).

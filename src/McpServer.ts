@@ -75,6 +75,7 @@ import { Closing } from "./internal/lifecycle.ts"
 import { serverInfoOf } from "./internal/modern.ts"
 import * as Tasks from "./internal/tasks.ts"
 import * as Stateless from "./internal/stateless.ts"
+import { Inspector } from "./Inspector.ts"
 import { Kernel } from "./Kernel.ts"
 import type { RequestId } from "./McpSchema.ts"
 import type * as Method from "./Method.ts"
@@ -327,7 +328,15 @@ export const make = <const Methods extends ReadonlyArray<Method.Any> = typeof de
       if (method.revisions !== "legacy") modern.set(method.name, method)
     }
 
-    const dispatch = Dispatch.make({ clock, tracing, progressIntervalMs: Policy.millis(policy.progressInterval) })
+    // The `--inspect` page, when an Inspector is in context: told of every request, shown the executor's load.
+    const inspector = yield* Effect.serviceOption(Inspector)
+    if (Option.isSome(inspector)) inspector.value.attachServer({ load: executor.load, policy })
+    const dispatch = Dispatch.make({
+      clock,
+      tracing,
+      progressIntervalMs: Policy.millis(policy.progressInterval),
+      observer: Option.isSome(inspector) ? inspector.value.observer : undefined
+    })
     const closing = yield* Deferred.make<void>()
     const serverClosing = Deferred.await(closing)
     // Tasks: the store in context, else one in memory; their work runs in the server's scope.

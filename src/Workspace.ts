@@ -462,10 +462,11 @@ export interface SearchMatch {
 }
 
 /**
- * The result of `search`. `truncated` means there may be more: either the
- * `limit` was reached (`stoppedBy: "limit"`) or the scan budget ran out
- * (`stoppedBy: "scan_budget"`); in both cases `nextCursor` continues exactly
- * where this page stopped.
+ * The result of `search`. `truncated` means there may be more: the `limit`
+ * was reached (`stoppedBy: "limit"`), the byte (or file) budget ran out
+ * (`"scan_budget"`), or the time budget did (`"time_budget"`); in each case
+ * `nextCursor` continues exactly where this page stopped and `lastPath`
+ * names the last file it reached. A search is never cut short silently.
  *
  * **Example**
  *
@@ -486,10 +487,31 @@ export interface SearchMatch {
 export interface SearchResult {
   readonly matches: ReadonlyArray<SearchMatch>
   readonly truncated: boolean
-  readonly stoppedBy?: "limit" | "scan_budget" | undefined
+  readonly stoppedBy?: "limit" | "scan_budget" | "time_budget" | undefined
   readonly nextCursor?: string | undefined
   /** Files read by this call. */
   readonly filesScanned: number
+  /**
+   * Bytes read by this call.
+   *
+   * @since 0.5.0
+   */
+  readonly bytesScanned?: number | undefined
+  /**
+   * When truncated: the last file this call reached (searched up to the
+   * cursor's position); the next page starts there.
+   *
+   * @since 0.5.0
+   */
+  readonly lastPath?: string | undefined
+  /**
+   * When the time budget ran out while a file was still being matched: that
+   * file. With a regular expression this usually means it backtracks
+   * catastrophically on the file's lines: simplify it.
+   *
+   * @since 0.5.0
+   */
+  readonly pendingPath?: string | undefined
   /** Files passed over: containing NUL bytes, or larger than the per-file cap. */
   readonly skipped: { readonly binary: number; readonly tooLarge: number }
 }
@@ -909,8 +931,9 @@ export const listLimits = { default: 100, max: 1000 } as const
 
 /**
  * The bounds of `search`. A call returns at most `max` matching lines
- * (default `default`); it reads at most `maxFiles` files and `maxBytes`
- * bytes in all (then it stops with a cursor to continue); it skips files over
+ * (default `default`); it reads at most `maxBytes` bytes in all (and at most
+ * `maxFiles` files) and takes at most `maxMillis` milliseconds (then it stops
+ * with a cursor to continue and says how far it got); it skips files over
  * `maxFileBytes` and files with a NUL byte in their first `binaryProbeBytes`;
  * a regular expression is tried on the first `maxLineChars` characters of
  * each line only; each reported line is cut to `maxTextChars` around the
@@ -931,8 +954,9 @@ export const listLimits = { default: 100, max: 1000 } as const
 export const searchLimits = {
   default: 100,
   max: 1000,
-  maxFiles: 20_000,
-  maxBytes: 128 * 1024 * 1024,
+  maxFiles: 1_000_000,
+  maxBytes: 256 * 1024 * 1024,
+  maxMillis: 5_000,
   maxFileBytes: 1024 * 1024,
   binaryProbeBytes: 8000,
   maxLineChars: 4096,

@@ -63,6 +63,37 @@ describe("redaction and digests", () => {
   )
 })
 
+describe("canonical JSON", () => {
+  it("is the same whether or not the keys come sorted: nested objects, arrays, toJSON, integer-like keys", () => {
+    // The sorting path, as it was before arguments already in order skipped it.
+    const sorting = (value: unknown): string =>
+      JSON.stringify(value, (_key, node: unknown) => {
+        if (typeof node !== "object" || node === null || Array.isArray(node)) return node
+        const sorted: Record<string, unknown> = {}
+        for (const key of Object.keys(node).sort()) sorted[key] = (node as Record<string, unknown>)[key]
+        return sorted
+      }) ?? "null"
+    const values: Array<unknown> = [
+      { text: "hi" },
+      { a: 1, b: { c: [1, { e: 2, d: 3 }], d: null } },
+      { b: 1, a: 2 },
+      { "10": 1, "9": 2, a: 3 },
+      { "1": 1, "2": 2 },
+      [{ y: 1, x: 2 }, undefined, "s"],
+      { when: new Date(0), u: undefined },
+      { nested: { toJSON: () => ({ z: 1, a: 2 }) } },
+      "text",
+      42,
+      null,
+      undefined
+    ]
+    for (const value of values) assert.strictEqual(canonicalJson(value), sorting(value), JSON.stringify(value))
+    const cycle: Record<string, unknown> = { a: 1 }
+    cycle.self = cycle
+    assert.throws(() => canonicalJson(cycle))
+  })
+})
+
 describe("the JSONL file store", () => {
   it.effect("appends one JSON record per call: a digest of the arguments by default; the file is private", () =>
     Effect.gen(function* () {
@@ -159,6 +190,138 @@ describe("the JSONL file store", () => {
     )
     rmSync(dir, { recursive: true, force: true })
   })
+})
+
+describe("grouped writes", () => {
+  it.effect(
+    "a record is in the file when `record` completes; records of calls that finish together share a write",
+    () =>
+      Effect.gen(function* () {
+        const dir = tempDir()
+        const path = join(dir, "audit.jsonl")
+        yield* Effect.gen(function* () {
+          const audit = yield* AuditLog
+          // 200 calls finishing together: each one, once its record call completes, finds its record in the file.
+          yield* Effect.forEach(
+            Array.from({ length: 200 }, (_, i) => i),
+            (i) =>
+              Effect.andThen(
+                audit.record({ ...entry(i), arguments: { i } }),
+                Effect.sync(() => {
+                  const found = lines(path).some((record) => record.correlationId === `c-${i}`)
+                  assert.isTrue(found, `the record of call ${i} is in the file before the call goes on`)
+                })
+              ),
+            { concurrency: "unbounded", discard: true }
+          )
+          yield* audit.record({ ...entry(200), tool: "t\u00e9st \u2713 \ud83d\ude00", arguments: {} })
+        }).pipe(Effect.provide(FileAuditLog.layer({ path })))
+        const written = lines(path)
+        assert.deepStrictEqual(
+          written.map((record) => record.durationMs),
+          Array.from({ length: 201 }, (_, i) => i)
+        )
+        assert.strictEqual(written[7].argumentsDigest, yield* digest({ i: 7 }))
+        assert.strictEqual(written[200].tool, "t\u00e9st \u2713 \ud83d\ude00", "UTF-8 written whole")
+        rmSync(dir, { recursive: true, force: true })
+      })
+  )
+
+  it("a group that crosses the rotation point is split between files at a record's edge", () => {
+    const dir = tempDir()
+    const path = join(dir, "audit.jsonl")
+    const appender = FileAuditLog.makeAppender({ path, maxBytes: 1000, keep: 5 })
+    const line = (i: number) => JSON.stringify(entry(i))
+    appender.appendLines(Array.from({ length: 8 }, (_, i) => line(i)))
+    appender.appendLines(Array.from({ length: 8 }, (_, i) => line(8 + i)))
+    appender.close()
+    const files = [`${path}.2`, `${path}.1`, path].filter((file) =>
+      readdirSync(dir).includes(file.slice(dir.length + 1))
+    )
+    const kept = files.flatMap((file) => lines(file))
+    assert.deepStrictEqual(
+      kept.map((record: any) => record.durationMs),
+      Array.from({ length: 16 }, (_, i) => i)
+    )
+    for (const file of files) assert.isAtMost(readFileSync(file).length, 1000)
+    rmSync(dir, { recursive: true, force: true })
+  })
+
+  it(
+    "kill -9 of a server with many calls in flight: every answered call has its record",
+    { timeout: 60_000 },
+    async () => {
+      const dir = tempDir()
+      const path = join(dir, "audit.jsonl")
+      const server = spawn(process.execPath, [resolve(import.meta.dirname, "fixtures/audit-server.ts"), path], {
+        stdio: ["pipe", "pipe", "pipe"]
+      })
+      let stderr = ""
+      server.stderr.on("data", (chunk: Buffer) => void (stderr += chunk.toString("utf8")))
+      server.stdin.on("error", () => {}) // EPIPE once it is killed
+      const exited = new Promise((done) => server.once("exit", (_code, signal) => done(signal)))
+      const answered = new Set<string>()
+      const wrong: Array<unknown> = []
+      // Let a few thousand calls go through (whatever the machine's load), then kill it with calls in flight.
+      const killAt = 3000
+      let next = 0
+      const line = (message: unknown) => `${JSON.stringify(message)}\n`
+      const call = () => {
+        const text = `call-${next++}`
+        return line({
+          jsonrpc: "2.0",
+          id: text,
+          method: "tools/call",
+          params: { name: "audit_echo", arguments: { text } }
+        })
+      }
+      let initialized = false
+      let tail = ""
+      server.stdout.setEncoding("utf8")
+      server.stdout.on("data", (chunk: string) => {
+        const parts = (tail + chunk).split("\n")
+        tail = parts.pop()!
+        let more = ""
+        for (const part of parts) {
+          const message = JSON.parse(part)
+          if (message.id === 0) {
+            initialized = true
+            more += line({ jsonrpc: "2.0", method: "notifications/initialized" })
+            for (let i = 0; i < 64; i++) more += call()
+            continue
+          }
+          if (message.result?.content?.[0]?.text !== message.id) wrong.push(message)
+          answered.add(message.id)
+          // Keep 64 calls in flight, until the kill.
+          if (answered.size < killAt) more += call()
+        }
+        if (more !== "") server.stdin.write(more)
+        if (answered.size >= killAt && server.exitCode === null && server.signalCode === null) server.kill("SIGKILL")
+      })
+      server.stdin.write(
+        line({
+          jsonrpc: "2.0",
+          id: 0,
+          method: "initialize",
+          params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "1" } }
+        })
+      )
+      assert.strictEqual(await exited, "SIGKILL", stderr)
+      assert.isTrue(initialized)
+      assert.deepStrictEqual(wrong, [], "every call is answered with its own text")
+      assert.isAtLeast(answered.size, killAt)
+      // The file, reopened (a record cut short by the kill is cut off), holds a record for every answered call.
+      FileAuditLog.makeAppender({ path }).close()
+      const digests = new Set(lines(path).map((record) => record.argumentsDigest))
+      const missing = [...answered].filter(
+        (text) => !digests.has(`sha256:${createHash("sha256").update(canonicalJson({ text })).digest("hex")}`)
+      )
+      assert.deepStrictEqual(missing, [], "every answered call's record is in the file")
+      // Calls in flight that were never answered may have records too (written, not yet answered at the kill).
+      assert.isAtLeast(digests.size, answered.size)
+      rmSync(dir, { recursive: true, force: true })
+    }
+  )
 })
 
 describe("tools/call is audited", () => {

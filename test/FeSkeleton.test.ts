@@ -13,6 +13,7 @@ import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { skeleton } from "../capabilities/fe/skeleton.ts"
+import { FeSkeletons } from "../capabilities/fe/skeleton/cache.ts"
 import { extract, loadParser } from "../capabilities/fe/skeleton/extract.ts"
 import { estimateTokens, renderFile } from "../capabilities/fe/skeleton/render.ts"
 import { layer as stateLayer } from "../capabilities/fe/state.ts"
@@ -93,7 +94,7 @@ const setup = (files: Record<string, string> = tree) =>
     const memory = MemoryWorkspace.make(files)
     return yield* TestClient.make(
       Capability.make({ id: "fe", description: "test", version: "0" }, Effect.succeed({ tools: [skeleton] })).pipe(
-        Layer.provide(stateLayer),
+        Layer.provide(Layer.merge(stateLayer, FeSkeletons.layer)),
         Layer.provide(memory.layer)
       )
     )

@@ -2,6 +2,7 @@ import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Logger from "effect/Logger"
 import * as Logging from "../layers/Logging.ts"
+import { fieldsJsonKey, requestFields } from "../src/internal/dispatch.ts"
 
 const capture = (lines: Array<any>) =>
   Logger.layer([Logger.make((options) => void lines.push(JSON.parse(Logging.formatLine(options))))])
@@ -58,4 +59,59 @@ describe("layers/Logging", () => {
     sink.add("x".repeat(70_000))
     assert.strictEqual(writes.length, 3)
   })
+
+  it("a request's fields carry their own JSON: the same text JSON.stringify gives, in the same order", () => {
+    const cases: Array<Parameters<typeof requestFields>> = [
+      ["tools/call", 7, "ab12-1", "system_echo", 0, 0.123, "ok", 91, 164],
+      ["tools/call", 'odd "id"\n\u2028', "ab12-2", undefined, 1.5, 12, "cancelled", undefined, undefined],
+      [undefined, null, "ab12-3", undefined, 0, 0, "error", 17, 40],
+      ["ping", -0, "ab12-4", "t\u00e9", Number.NaN, Number.POSITIVE_INFINITY, "timeout", 0, 1e21]
+    ]
+    for (const args of cases) {
+      const fields = requestFields(...args)
+      assert.strictEqual(fields[fieldsJsonKey], JSON.stringify(fields))
+      // The key is a symbol: the fields as an object are the plain fields.
+      assert.deepStrictEqual(Object.keys(fields), Object.keys(JSON.parse(JSON.stringify(fields))))
+    }
+  })
+
+  it.effect(
+    "the JSON logger writes a request's own JSON, merged with the annotations as the generic path merges them",
+    () =>
+      Effect.gen(function* () {
+        const carried: Array<string> = []
+        const generic: Array<string> = []
+        const both = Logger.layer([
+          Logger.make((options) => void carried.push(Logging.formatLine(options))),
+          Logger.make((options) => {
+            const [text, fields] = options.message as [string, Record<string, unknown>]
+            // The same message without the carried JSON: serialized by the generic path.
+            generic.push(Logging.formatLine({ ...options, message: [text, { ...JSON.parse(JSON.stringify(fields)) }] }))
+          })
+        ])
+        const fields = () => requestFields("tools/call", "r-1", "ab12-9", "system_echo", 0, 2.5, "ok", 10, 20)
+        yield* Effect.logInfo("request", fields()).pipe(Effect.provide(both))
+        yield* Effect.logInfo("request", fields()).pipe(Effect.annotateLogs({ session: "s1" }), Effect.provide(both))
+        // An annotation with a key of the fields: the fields win, as in the generic merge.
+        yield* Effect.logInfo("request", fields()).pipe(Effect.annotateLogs({ outcome: "x" }), Effect.provide(both))
+        // Annotations that serialize as nothing.
+        yield* Effect.logInfo("request", fields()).pipe(Effect.annotateLogs({ gone: undefined }), Effect.provide(both))
+        assert.strictEqual(carried.length, 4)
+        const strip = (line: string) => ({ ...JSON.parse(line), timestamp: undefined, fiberId: undefined })
+        for (let i = 0; i < 4; i++) assert.deepStrictEqual(strip(carried[i]!), strip(generic[i]!))
+        assert.deepStrictEqual(Object.keys(JSON.parse(carried[1]!).annotations), [
+          "session",
+          "method",
+          "id",
+          "correlation_id",
+          "tool",
+          "queue_ms",
+          "elapsed_ms",
+          "outcome",
+          "bytes_in",
+          "bytes_out"
+        ])
+        assert.strictEqual(JSON.parse(carried[2]!).annotations.outcome, "ok")
+      })
+  )
 })

@@ -24,6 +24,7 @@ import { scaffold } from "./scaffold.ts"
 import { skeleton } from "./skeleton.ts"
 import { surgeon } from "./surgeon.ts"
 import { FeSettings } from "./settings.ts"
+import { FeSkeletons } from "./skeleton/cache.ts"
 import * as FeState from "./state.ts"
 import { makeVerify } from "./verify.ts"
 
@@ -59,7 +60,7 @@ export const FeCapability = Capability.make(
   Effect.map(Effect.service(FeSettings), (settings) => ({
     tools: [skeleton, makeVerify(settings), doctor, impact, scaffold, surgeon, makeBatch(settings), diff, budget]
   }))
-).pipe(Layer.provide(Layer.merge(FeState.layer, FeGraph.layer)))
+).pipe(Layer.provide(Layer.mergeAll(FeState.layer, FeGraph.layer, FeSkeletons.layer)))
 
 export {
   /**

@@ -5,6 +5,7 @@
  *
  * @since 0.1.0
  */
+import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
@@ -12,7 +13,8 @@ import * as Tool from "../../src/Tool.ts"
 import { type FileEntry, Workspace } from "../../src/Workspace.ts"
 import { mapWorkspaceError } from "../workspace/errors.ts"
 import { componentExtensions, extractComponent } from "./skeleton/components.ts"
-import { extract, type FileSkeleton, loadParserForTool } from "./skeleton/extract.ts"
+import { FeSkeletons } from "./skeleton/cache.ts"
+import { extract, type FileSkeleton, loadParserForTool, type Parse } from "./skeleton/extract.ts"
 import { renderMap } from "./skeleton/render.ts"
 import { FeState } from "./state.ts"
 
@@ -94,6 +96,22 @@ export const listProjectFiles = (
     return { files, limited }
   })
 
+/** A file's skeleton; a syntax tree the extraction did not expect is this file's problem, reported like a parse error. */
+const mapFile = (parse: Parse, path: string, content: string): FileSkeleton =>
+  Result.getOrElse(
+    Result.try(() =>
+      componentExtensions.some((ext) => path.endsWith(ext))
+        ? extractComponent(parse, path, content)
+        : extract(parse, path, content)
+    ),
+    (cause): FileSkeleton => ({
+      path,
+      exports: [],
+      imports: [],
+      error: `could not be mapped: ${cause instanceof Error ? cause.message : String(cause)}`
+    })
+  )
+
 /** Sources, declaration files (`.d.ts`: generated or ambient, no code of the project's own) and minified bundles left out. */
 const isSource = (path: string): boolean =>
   sourceExtensions.some((ext) => path.endsWith(ext)) &&
@@ -120,6 +138,16 @@ const isTestOrStory = (path: string): boolean => {
 export const budgets = { default: 4000, minimum: 200, maximum: 100_000 } as const
 
 /**
+ * The default and the bound of `maxFiles`: 50,000 source files by default
+ * (the import graph's own listing bound, the sources of a large monorepo;
+ * the map is cut to the budget whatever the count), at most 200,000.
+ *
+ * @category constants
+ * @since 0.5.0
+ */
+export const fileLimits = { default: 50_000, maximum: 200_000 } as const
+
+/**
  * The `fe_skeleton` result's Schema.
  *
  * @category schemas
@@ -135,7 +163,10 @@ export const SkeletonResult = Schema.Struct({
   detail: Schema.Literals(["full", "signatures", "names"]).annotate({
     description: "full: signatures and imports; signatures: imports left out to fit; names: export names only."
   }),
-  filesScanned: Schema.Int.annotate({ description: "Source files parsed." }),
+  filesScanned: Schema.Int.annotate({
+    description:
+      "Source files mapped: read and parsed by this call (filesParsed) or taken from the cache (filesReused)."
+  }),
   filesShown: Schema.Int,
   omitted: Schema.Array(Schema.Struct({ path: Schema.String, files: Schema.Int })).annotate({
     description: "Directories whose files did not fit in the budget, with their counts: map them with path."
@@ -143,6 +174,12 @@ export const SkeletonResult = Schema.Struct({
   parseErrors: Schema.Array(Schema.Struct({ file: Schema.String, message: Schema.String })),
   skipped: Schema.Int.annotate({ description: "Source files not read: over 512 KiB (generated) or unreadable." }),
   scanLimited: Schema.Boolean.annotate({ description: "True when the scan stopped at maxFiles." }),
+  filesParsed: Schema.Int.annotate({
+    description: "Files this call read and parsed: new, changed, or modified within 2 s of a call (not yet trusted)."
+  }),
+  filesReused: Schema.Int.annotate({
+    description: "Files whose size and modification time had not changed since an earlier call: taken from the cache."
+  }),
   next: Schema.String
 })
 
@@ -153,7 +190,9 @@ export const SkeletonResult = Schema.Struct({
  * `.gitignore` and the workspace's deny list respected, dependencies and
  * build output skipped, and the map kept within `budget` tokens by lowering
  * the detail (signatures without imports, then names) and then counting the
- * files that do not fit by directory.
+ * files that do not fit by directory. Each file's skeleton is cached per
+ * server by its size and modification time (`skeleton/cache.ts`): a later
+ * call reads and parses only the files new or changed since.
  *
  * **Example**
  *
@@ -174,8 +213,9 @@ export const skeleton = Tool.make("skeleton", {
     "enums, constants, re-exports). Call it first to understand a project or a directory before reading or changing " +
     "files. path narrows it to a directory or one file; budget bounds the map in tokens (default 4000): when the " +
     "project does not fit, the map drops imports, then signatures, then lists what is left out by directory — call " +
-    "again with path set to one of those directories. .gitignore, node_modules and build output are skipped. Then " +
-    "read files with workspace_read, and check changes with fe_verify.",
+    "again with path set to one of those directories. .gitignore, node_modules and build output are skipped. Calling " +
+    "it again is cheap: only the files changed since are parsed again. Then read files with workspace_read, and " +
+    "check changes with fe_verify.",
   input: Schema.Struct({
     path: Schema.optionalKey(
       Schema.String.annotate({ description: "A directory or file relative to the workspace root (default: the root)." })
@@ -186,8 +226,8 @@ export const skeleton = Tool.make("skeleton", {
       })
     ),
     maxFiles: Schema.optionalKey(
-      Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 20_000 })).annotate({
-        description: "How many source files to parse at most (default 5000)."
+      Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: fileLimits.maximum })).annotate({
+        description: `How many source files to map at most (default ${fileLimits.default}).`
       })
     )
   }),
@@ -195,10 +235,12 @@ export const skeleton = Tool.make("skeleton", {
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false }
 }).pipe(
   Tool.handle(
-    Effect.fnUntraced(function* ({ budget = budgets.default, maxFiles = 5000, path = "" }) {
+    Effect.fnUntraced(function* ({ budget = budgets.default, maxFiles = fileLimits.default, path = "" }) {
       const workspace = yield* Workspace
       const state = yield* FeState
+      const cache = yield* FeSkeletons
       const parse = yield* loadParserForTool
+      const startedMs = yield* Clock.currentTimeMillis
       const start = yield* mapWorkspaceError(workspace.stat(path === "" ? "." : path))
       // One walk (a file maps itself): .gitignore and the deny list as the workspace applies them, and the usual
       // dependency and build directories never entered, at any depth, even where no .gitignore names them.
@@ -206,54 +248,58 @@ export const skeleton = Tool.make("skeleton", {
         max: maxFiles,
         keep: start.type === "directory" ? isSource : undefined
       })
+      // Files whose size and modification time are those the cache saw are not read again; the others are read
+      // and parsed, 16 at once, and cached (see skeleton/cache.ts, the racy case included).
       let skipped = 0
-      const skeletons = (yield* Effect.forEach(
-        found,
+      const mapped: Array<FileSkeleton> = []
+      const misses: Array<FileEntry> = []
+      for (const file of found) {
+        if (file.size > maxFileBytes) {
+          skipped++
+          continue
+        }
+        const hit = cache.lookup(file.path, file.size, file.modifiedMs)
+        if (hit === undefined) misses.push(file)
+        else if (hit !== null) mapped.push(hit)
+      }
+      const filesReused = found.length - skipped - misses.length
+      let filesParsed = 0
+      yield* Effect.forEach(
+        misses,
         (file) =>
-          file.size > maxFileBytes
-            ? Effect.sync(() => {
+          workspace.read(file.path).pipe(
+            Effect.map((read) => {
+              filesParsed++
+              const skeleton = read.binary ? null : mapFile(parse, file.path, read.content)
+              cache.store(file.path, file.size, file.modifiedMs, skeleton, startedMs)
+              if (skeleton !== null) mapped.push(skeleton)
+            }),
+            Effect.catch(() =>
+              Effect.sync(() => {
                 skipped++
-                return undefined
               })
-            : workspace.read(file.path).pipe(
-                Effect.map((read): FileSkeleton | undefined =>
-                  read.binary
-                    ? undefined
-                    : // A syntax tree the extraction did not expect is this file's problem, reported like a parse error.
-                      Result.getOrElse(
-                        Result.try(() =>
-                          componentExtensions.some((ext) => file.path.endsWith(ext))
-                            ? extractComponent(parse, file.path, read.content)
-                            : extract(parse, file.path, read.content)
-                        ),
-                        (cause): FileSkeleton => ({
-                          path: file.path,
-                          exports: [],
-                          imports: [],
-                          error: `could not be mapped: ${cause instanceof Error ? cause.message : String(cause)}`
-                        })
-                      )
-                ),
-                Effect.catch(() =>
-                  Effect.sync(() => {
-                    skipped++
-                    return undefined
-                  })
-                )
-              ),
-        { concurrency: 16 }
-      )).filter((s): s is FileSkeleton => s !== undefined)
+            )
+          ),
+        { concurrency: 16, discard: true }
+      )
+      // Files no longer listed (deleted, renamed, newly ignored) leave the cache; a listing cut at maxFiles does not
+      // say which, so it keeps them (the least recently used go first when the cache is full).
+      if (!scanLimited && start.type === "directory") {
+        cache.forgetMissing(start.path, new Set(found.map((file) => file.path)))
+      }
       // The code before its tests and stories (a tight budget is spent on the code first); then a directory's own
-      // files before its subdirectories' (src/App.tsx, then src/components/…).
-      const dirOf = (file: string) => (file.includes("/") ? file.slice(0, file.lastIndexOf("/")) : "")
-      skeletons.sort((a, b) => {
-        const ta = isTestOrStory(a.path)
-        const tb = isTestOrStory(b.path)
-        if (ta !== tb) return ta ? 1 : -1
-        const da = dirOf(a.path)
-        const db = dirOf(b.path)
-        return da === db ? (a.path < b.path ? -1 : 1) : da < db ? -1 : 1
+      // files before its subdirectories' (src/App.tsx, then src/components/…). The keys computed once a file.
+      const keyed = mapped.map((skeleton) => ({
+        skeleton,
+        test: isTestOrStory(skeleton.path),
+        dir: skeleton.path.includes("/") ? skeleton.path.slice(0, skeleton.path.lastIndexOf("/")) : ""
+      }))
+      keyed.sort((a, b) => {
+        if (a.test !== b.test) return a.test ? 1 : -1
+        if (a.dir !== b.dir) return a.dir < b.dir ? -1 : 1
+        return a.skeleton.path < b.skeleton.path ? -1 : 1
       })
+      const skeletons = keyed.map((k) => k.skeleton)
       const project = yield* state.project.pipe(Effect.option)
       const where = start.path === "" ? "the root" : start.path
       const about =
@@ -283,6 +329,8 @@ export const skeleton = Tool.make("skeleton", {
         parseErrors,
         skipped,
         scanLimited,
+        filesParsed,
+        filesReused,
         next
       }
     })

@@ -39,7 +39,9 @@ export const search = Tool.make("search", {
     "ignore case. Narrow the search with path (a directory or one file) and include (a glob on the file path, " +
     "e.g. '*.ts', '**/*.{ts,tsx}', 'src/**/test_*.py'). Files ignored by .gitignore are skipped unless " +
     "includeIgnored is true; secrets, binary files and files over 1 MiB are always skipped. One line is reported " +
-    "once, at its first match. When truncated is true there may be more matches: call workspace_search again " +
+    "once, at its first match. Each call is bounded by the bytes it reads and its time (by default " +
+    `${searchLimits.maxBytes / 1024 / 1024} MiB and ${searchLimits.maxMillis / 1000} s), however many files there are. ` +
+    "When truncated is true there may be more matches (stoppedBy says why): call workspace_search again " +
     "with the same arguments and cursor set to nextCursor, or narrow the search. Then call workspace_read with " +
     "the path (and an offset) to see the surrounding code.",
   input: Schema.Struct({
@@ -88,8 +90,23 @@ export const search = Tool.make("search", {
       })
     ),
     truncated: Schema.Boolean.annotate({ description: "True when there may be more matches than those returned." }),
+    stoppedBy: Schema.optionalKey(
+      Schema.Literals(["limit", "scan_budget", "time_budget"]).annotate({
+        description: "Why it stopped, when truncated: the match limit, the byte budget of one call, or its time budget."
+      })
+    ),
     nextCursor: Schema.optionalKey(
       Schema.String.annotate({ description: "Present when truncated: pass it as cursor, with the same arguments." })
+    ),
+    lastPath: Schema.optionalKey(
+      Schema.String.annotate({ description: "When truncated: the last file reached; the next call starts there." })
+    ),
+    pendingPath: Schema.optionalKey(
+      Schema.String.annotate({
+        description:
+          "When the time budget ran out while a file was still being matched: that file (with a regular expression, " +
+          "a sign that it backtracks catastrophically on that file's lines)."
+      })
     ),
     filesScanned: Schema.Int.annotate({ description: "How many files this call read." }),
     skippedBinary: Schema.Int.annotate({ description: "Files skipped because they are binary." }),
@@ -114,18 +131,36 @@ export const search = Tool.make("search", {
         skippedBinary: result.skipped.binary,
         skippedTooLarge: result.skipped.tooLarge
       }
-      if (!result.truncated || result.nextCursor === undefined) return base
+      if (!result.truncated) return base
+      const more = result.nextCursor === undefined ? {} : { nextCursor: result.nextCursor }
+      const continueHow =
+        result.nextCursor === undefined
+          ? "Call workspace_search again with the same arguments"
+          : "Call workspace_search with the same arguments and cursor set to nextCursor"
+      const reached = result.lastPath === undefined ? "" : ` (up to ${result.lastPath})`
       return {
         ...base,
-        nextCursor: result.nextCursor,
+        ...(result.stoppedBy === undefined ? {} : { stoppedBy: result.stoppedBy }),
+        ...more,
+        ...(result.lastPath === undefined ? {} : { lastPath: result.lastPath }),
+        ...(result.pendingPath === undefined ? {} : { pendingPath: result.pendingPath }),
         note:
           result.stoppedBy === "limit"
-            ? `Stopped at ${result.matches.length} matches; there may be more. Call workspace_search with the same ` +
-              "arguments and cursor set to nextCursor for the next ones, or narrow the search with path, include or " +
-              "a more specific query."
-            : `Stopped after scanning ${result.filesScanned} files (the per-call scan budget); the rest of the ` +
-              "workspace was not searched yet. Call workspace_search with the same arguments and cursor set to " +
-              "nextCursor to continue, or narrow the search with path or include."
+            ? `Stopped at ${result.matches.length} matches; there may be more. ${continueHow} for the next ones, ` +
+              "or narrow the search with path, include or a more specific query."
+            : result.stoppedBy === "time_budget"
+              ? result.pendingPath !== undefined && input.regex === true
+                ? `Stopped when the time budget of one call ran out, after searching ${result.filesScanned} files` +
+                  `${reached}, while the regular expression was still being matched against ${result.pendingPath}: ` +
+                  "it probably backtracks catastrophically on that file's lines. Simplify the regular expression " +
+                  "(avoid alternatives or repeated groups that can match the same text in several ways, like " +
+                  "(a|a)* or \\w*\\w*), or leave that file out with path or include."
+                : `Stopped when the time budget of one call ran out, after searching ${result.filesScanned} files` +
+                  `${reached}; the rest of the workspace was not searched yet. ${continueHow} to continue, or ` +
+                  "narrow the search with path or include."
+              : `Stopped after reading ${result.filesScanned} files${reached} (the byte budget of one call); the ` +
+                `rest of the workspace was not searched yet. ${continueHow} to continue, or narrow the search with ` +
+                "path or include."
       }
     })
   )

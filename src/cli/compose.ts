@@ -29,6 +29,7 @@ import * as NodeWorkspace from "../../layers/NodeWorkspace.ts"
 import * as QuickJsSandbox from "../../layers/QuickJsSandbox.ts"
 import { Confirmation } from "../Confirmation.ts"
 import * as Gate from "../Gate.ts"
+import * as Inspector from "../Inspector.ts"
 import * as Kernel from "../Kernel.ts"
 import * as McpServer from "../McpServer.ts"
 import * as Policy from "../Policy.ts"
@@ -249,7 +250,13 @@ export const loadSettings = (options: {
  * @category composition
  * @since 0.1.0
  */
-export const serverLayers = (settings: Settings.Settings) => ({
+export const serverLayers = (
+  settings: Settings.Settings,
+  options: {
+    /** The `--inspect` page's inspector: the command runner and the audit log report to it. Since 0.5.0. */
+    readonly inspector?: Inspector.Inspector["Service"] | undefined
+  } = {}
+) => ({
   // The alias check runs once every capability has registered.
   capabilities: aliasesChecked.pipe(
     Layer.provideMerge(
@@ -259,7 +266,10 @@ export const serverLayers = (settings: Settings.Settings) => ({
           settings.capabilities,
           { exec: settings.exec, fe: settings.fe, skills: settings.skills, code: settings.code.settings },
           {
-            commandRunner: NodeCommandRunner.layer(),
+            commandRunner:
+              options.inspector === undefined
+                ? NodeCommandRunner.layer()
+                : Inspector.layerCommandRunner(options.inspector, NodeCommandRunner.layer()),
             workspace: NodeWorkspace.layer(settings.workspace),
             openWorkspace: (root) => NodeWorkspace.make({ ...settings.workspace, root }),
             sandbox: QuickJsSandbox.layer,
@@ -273,7 +283,11 @@ export const serverLayers = (settings: Settings.Settings) => ({
               [Settings.upstreamDepthVariable]: String(settings.upstreamDepth + 1)
             }),
         settings.gate === undefined ? Layer.empty : Layer.succeed(Gate.Gate, Gate.fromRules(settings.gate)),
-        settings.audit === undefined ? Layer.empty : FileAuditLog.layer(settings.audit)
+        settings.audit === undefined
+          ? Layer.empty
+          : options.inspector === undefined
+            ? FileAuditLog.layer(settings.audit)
+            : Inspector.layerAuditLog(options.inspector, FileAuditLog.layer(settings.audit))
       )
     )
   ),

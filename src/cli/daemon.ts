@@ -161,7 +161,9 @@ const WireServeFlags = Schema.Struct({
   authAudience: Schema.optionalKey(Nullable(Schema.String)),
   store: Schema.optionalKey(Nullable(Schema.String)),
   runnerHost: Schema.optionalKey(Nullable(Schema.String)),
-  runnerPort: Schema.optionalKey(Nullable(Schema.Int))
+  runnerPort: Schema.optionalKey(Nullable(Schema.Int)),
+  // A session with --inspect is served in its own process; the daemon only ever sees it absent.
+  inspect: Schema.optionalKey(Nullable(Schema.Int))
 })
 
 /**

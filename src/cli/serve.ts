@@ -13,8 +13,10 @@ import { identity } from "effect/Function"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as References from "effect/References"
+import * as Tracer from "effect/Tracer"
 import * as StdioTransport from "../../layers/StdioTransport.ts"
 import * as Tracing from "../../layers/Tracing.ts"
+import * as Inspector from "../Inspector.ts"
 import * as McpServer from "../McpServer.ts"
 import * as RequestFront from "../RequestFront.ts"
 import { Transport } from "../Transport.ts"
@@ -164,6 +166,13 @@ export const serve = Command.make(
     runnerPort: Flag.Int("runner-port").pipe(
       Flag.withDescription("With --store postgres://…: this instance's runner port (default: a free one)"),
       Flag.optional
+    ),
+    inspect: Flag.Int("inspect").pipe(
+      Flag.withOptionalValue("0"),
+      Flag.withDescription(
+        "Serve a live page of what the server is doing on 127.0.0.1 (--inspect: a free port; --inspect=PORT); its address, with a token, is printed on stderr (see docs/inspect.md)"
+      ),
+      Flag.optional
     )
   },
   Effect.fnUntraced(function* (flags) {
@@ -171,7 +180,14 @@ export const serve = Command.make(
     const { config, settings } = yield* loadConfigured({ root: flags.root, config: flags.config, flags })
     const root = settings.root
     const http = settings.transport === "http"
-    const { capabilities: bundled, configuration, kernel } = serverLayers(settings)
+    const inspectPort = Option.getOrUndefined(flags.inspect)
+    if (inspectPort !== undefined && !(Number.isInteger(inspectPort) && inspectPort >= 0 && inspectPort <= 65535)) {
+      return yield* new UsageError({
+        message: `--inspect=${inspectPort}: expected a port from 1 to 65535 (or --inspect alone for a free one)`
+      })
+    }
+    const inspector = inspectPort === undefined ? undefined : yield* Inspector.make
+    const { capabilities: bundled, configuration, kernel } = serverLayers(settings, { inspector })
     // The durable task store is part of what the server is built with (the kernel's tools run its tasks).
     // With PostgreSQL, input-required states are sealed with a secret every instance shares (from the database),
     // unless keys are configured.
@@ -209,7 +225,9 @@ export const serve = Command.make(
       )
     const stdio = Effect.andThen(
       Effect.logInfo("mcp-runtime serving on stdio", startup),
-      serveOver(StdioTransport.layer)
+      serveOver(
+        inspector === undefined ? StdioTransport.layer : Inspector.layerTransport(inspector, StdioTransport.layer)
+      )
     )
     const program = http
       ? Effect.gen(function* () {
@@ -266,7 +284,8 @@ export const serve = Command.make(
             )
           )
         })
-      : settings.daemon.mode === "auto"
+      : // The page shows this process's requests: with --inspect the session is served here.
+        settings.daemon.mode === "auto" && inspector === undefined
         ? serveThroughDaemon({
             settings,
             flags,
@@ -278,7 +297,32 @@ export const serve = Command.make(
         : stdio
     // Outermost, so its scope closes (flushing the last spans) after the server
     // is done and before runMain's teardown exits the process.
-    return yield* Effect.andThen(warnings, program).pipe(
+    const inspected =
+      inspector === undefined || inspectPort === undefined
+        ? program
+        : Effect.scoped(
+            Effect.gen(function* () {
+              // Loaded on demand: a server without --inspect never loads the page's HTTP server.
+              const InspectServer = yield* Effect.promise(() => import("../../layers/InspectServer.ts"))
+              const listening = yield* InspectServer.serve(inspector, { port: inspectPort }).pipe(
+                Effect.mapError(
+                  (error) =>
+                    new UsageError({
+                      message: `--inspect${inspectPort === 0 ? "" : `=${inspectPort}`}: cannot listen on 127.0.0.1${inspectPort === 0 ? "" : `:${inspectPort}`} (${causeOf(error)}); choose another port`
+                    })
+                )
+              )
+              yield* Effect.sync(() => process.stderr.write(`Inspect: ${listening.url}\n`))
+              yield* Effect.logInfo(`inspect page on ${listening.url}`, { inspect: listening.url })
+              // Every span recorded for the page's waterfall, then handed to the tracer in place (OTLP, or none).
+              const inner = yield* Tracer.Tracer
+              return yield* program.pipe(
+                Effect.provideService(Tracer.Tracer, Inspector.tracer(inspector, inner)),
+                Effect.provideService(Inspector.Inspector, inspector)
+              )
+            })
+          )
+    return yield* Effect.andThen(warnings, inspected).pipe(
       provideSurroundings(settings),
       Effect.provideService(RequestFront.Settings, settings.request),
       Effect.provide(configuration),
@@ -296,3 +340,9 @@ export const serve = Command.make(
 /** Whether a bound address is this machine's loopback interface (127.0.0.0/8, ::1). */
 const isLoopback = (address: string): boolean =>
   address === "::1" || address.startsWith("127.") || address === "::ffff:127.0.0.1"
+
+/** Why a listener could not start: the system's error code and message (`EADDRINUSE: address already in use …`). */
+const causeOf = (error: { readonly cause: unknown; readonly message: string }): string => {
+  const cause = error.cause as { readonly code?: unknown; readonly message?: unknown } | undefined
+  return typeof cause?.message === "string" ? cause.message : error.message || "unknown error"
+}

@@ -12,11 +12,12 @@
  * @internal
  */
 import * as Cause from "effect/Cause"
-import type * as Clock from "effect/Clock"
+import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import type * as Exit from "effect/Exit"
 import type * as Fiber from "effect/Fiber"
+import * as Logger from "effect/Logger"
 import * as LogLevel from "effect/LogLevel"
 import * as Option from "effect/Option"
 import * as References from "effect/References"
@@ -109,6 +110,77 @@ const progressTokenOf = (params: { readonly [key: string]: unknown } | undefined
   return typeof token === "string" || typeof token === "number" ? token : undefined
 }
 
+/**
+ * The key under which a request's log fields carry their own JSON (the
+ * object's JSON, in its key order): the JSON logger (`layers/Logging.ts`)
+ * writes it as it is instead of serializing the object again. A symbol, so
+ * `JSON.stringify`, `for…in` and `Object.keys` do not see it; the JSON
+ * logger finds it by the same `Symbol.for` name.
+ */
+export const fieldsJsonKey: symbol = Symbol.for("effect-mcp-runtime/log-fields-json")
+
+const numberJson = (value: number): string => (Number.isFinite(value) ? `${value}` : "null")
+
+/**
+ * The fields of a request's log line, in their order, with their JSON under
+ * {@link fieldsJsonKey} (built by hand: this runs for every request).
+ */
+export const requestFields = (
+  method: string | undefined,
+  id: RequestId | null,
+  correlationId: string,
+  tool: string | undefined,
+  queueMs: number,
+  elapsedMs: number,
+  outcome: string,
+  bytesIn: number | undefined,
+  bytesOut: number | undefined
+): Record<PropertyKey, unknown> => {
+  const fields: Record<PropertyKey, unknown> = {}
+  let json = "{"
+  if (method !== undefined) {
+    fields.method = method
+    json += `"method":${JSON.stringify(method)},`
+  }
+  fields.id = id
+  fields.correlation_id = correlationId
+  json += `"id":${typeof id === "number" ? numberJson(id) : JSON.stringify(id)},"correlation_id":${JSON.stringify(correlationId)}`
+  if (tool !== undefined) {
+    fields.tool = tool
+    json += `,"tool":${JSON.stringify(tool)}`
+  }
+  fields.queue_ms = queueMs
+  fields.elapsed_ms = elapsedMs
+  fields.outcome = outcome
+  json += `,"queue_ms":${numberJson(queueMs)},"elapsed_ms":${numberJson(elapsedMs)},"outcome":${JSON.stringify(outcome)}`
+  if (bytesIn !== undefined) {
+    fields.bytes_in = bytesIn
+    json += `,"bytes_in":${numberJson(bytesIn)}`
+  }
+  if (bytesOut !== undefined) {
+    fields.bytes_out = bytesOut
+    json += `,"bytes_out":${numberJson(bytesOut)}`
+  }
+  fields[fieldsJsonKey] = `${json}}`
+  return fields
+}
+
+/**
+ * `Effect.logInfo("request", fields)` done at once, from inside the
+ * request's fiber: every installed logger gets the same options it would
+ * (the fiber, the clock's time, level Info, no cause), with no effect built
+ * and run per request. The caller has checked the minimum log level.
+ */
+const logRequest = (
+  fiber: Fiber.Fiber<unknown, unknown>,
+  loggers: ReadonlySet<Logger.Logger<unknown, unknown>>,
+  fields: Record<PropertyKey, unknown>
+): void => {
+  const date = new Date(fiber.getRef(Clock.Clock).currentTimeMillisUnsafe())
+  const message = ["request", fields]
+  for (const logger of loggers) logger.log({ cause: Cause.empty, fiber, date, logLevel: "Info", message })
+}
+
 /** The request pipeline of one server. */
 export interface Dispatch {
   /** Decodes the params, runs the handler and answers with the response line. */
@@ -167,20 +239,19 @@ export const make = (shared: Shared): Dispatch => {
   }
 
   const rejected: Dispatch["rejected"] = (method, id, bytesIn, line, scope, correlationId) => {
-    const log = Effect.withFiber((fiber) =>
-      LogLevel.isGreaterThanOrEqualTo("Info", fiber.getRef(References.MinimumLogLevel))
-        ? Effect.logInfo("request", {
-            ...(method === undefined ? {} : { method }),
-            id,
-            correlation_id: correlationId(),
-            queue_ms: 0,
-            elapsed_ms: 0,
-            outcome: "error",
-            ...(bytesIn === undefined ? {} : { bytes_in: bytesIn }),
-            bytes_out: utf8Length(line) + 1
-          })
-        : Effect.void
-    )
+    const log = Effect.withFiber((fiber) => {
+      if (LogLevel.isGreaterThanOrEqualTo("Info", fiber.getRef(References.MinimumLogLevel))) {
+        const loggers = fiber.getRef(Logger.CurrentLoggers)
+        if (loggers.size > 0) {
+          logRequest(
+            fiber,
+            loggers,
+            requestFields(method, id, correlationId(), undefined, 0, 0, "error", bytesIn, utf8Length(line) + 1)
+          )
+        }
+      }
+      return Effect.void
+    })
     const logged = Effect.as(log, line)
     if (observer !== undefined) {
       const now = Number(clock.monotonicTimeNanosUnsafe()) / 1e6
@@ -310,34 +381,38 @@ export const make = (shared: Shared): Dispatch => {
           if (record.capability !== undefined) attributes["mcp.capability"] = record.capability
           annotate = Effect.annotateCurrentSpan(attributes)
         }
-        let log: Effect.Effect<void> = annotate
+        // The request's log line, handed to the loggers directly (what `Effect.logInfo("request", fields)`
+        // does, without building and running an effect per request), once the request has ended.
+        let log: (() => void) | undefined
         if (LogLevel.isGreaterThanOrEqualTo("Info", fiber.getRef(References.MinimumLogLevel))) {
-          const elapsedMs = Number(clock.monotonicTimeNanosUnsafe() - started) / 1e6
-          const fields: Record<string, unknown> = {
-            method: method.name,
-            id,
-            correlation_id: correlationId
+          const loggers = fiber.getRef(Logger.CurrentLoggers)
+          if (loggers.size > 0) {
+            const elapsedMs = Number(clock.monotonicTimeNanosUnsafe() - started) / 1e6
+            const fields = requestFields(
+              method.name,
+              id,
+              correlationId,
+              record.tool,
+              Math.round(record.queueMs * 1000) / 1000,
+              Math.round(elapsedMs * 1000) / 1000,
+              outcome,
+              bytesIn,
+              line === undefined ? undefined : utf8Length(line) + 1
+            )
+            log = () => logRequest(fiber, loggers, fields)
           }
-          if (record.tool !== undefined) fields.tool = record.tool
-          fields.queue_ms = Math.round(record.queueMs * 1000) / 1000
-          fields.elapsed_ms = Math.round(elapsedMs * 1000) / 1000
-          fields.outcome = outcome
-          if (bytesIn !== undefined) fields.bytes_in = bytesIn
-          if (line !== undefined) fields.bytes_out = utf8Length(line) + 1
-          // The fields as the message's second part: no log annotation context to
-          // build per request; the JSON logger (layers/Logging) puts them with the
-          // annotations.
-          log = Effect.andThen(annotate, Effect.logInfo("request", fields))
         }
         if (reporter === undefined) {
           record.ended = true
-          return log
+          if (log !== undefined) log()
+          return annotate
         }
         return Effect.andThen(
           reporter.close(!cancelled),
           Effect.suspend(() => {
             record.ended = true
-            return log
+            if (log !== undefined) log()
+            return annotate
           })
         )
       })

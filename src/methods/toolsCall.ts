@@ -9,7 +9,7 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import type * as Exit from "effect/Exit"
 import type * as Option from "effect/Option"
-import { AuditLog } from "../AuditLog.ts"
+import { AuditLog, type Call } from "../AuditLog.ts"
 import type { Client } from "../Client.ts"
 import * as Confirmation from "../Confirmation.ts"
 import * as Deferred from "effect/Deferred"
@@ -251,6 +251,17 @@ const asTask = (
 // Outcomes a call ends with when the protocol, not the tool, answered it (no result was sent).
 const protocolOutcomes = new Set(["input_required", "input_response_malformed", "missing_client_capability"])
 
+// Records made within the same millisecond share one formatted time (`toISOString` is a large part of a record).
+let lastMillis = Number.NaN
+let lastIso = ""
+const isoTime = (millis: number): string => {
+  if (millis !== lastMillis) {
+    lastMillis = millis
+    lastIso = new Date(millis).toISOString()
+  }
+  return lastIso
+}
+
 // One audit record: of a call, or (with `taskId`) of the end of the task it created.
 const auditRecord = (
   audit: AuditLog["Service"],
@@ -261,20 +272,25 @@ const auditRecord = (
   outcome: string,
   more: { readonly taskId?: string | undefined; readonly bytesOut?: number | undefined }
 ): Effect.Effect<void> =>
-  Effect.flatMap(Clock.currentTimeMillis, (now) =>
-    audit.record({
-      time: new Date(now).toISOString(),
+  Effect.withFiber((fiber) => {
+    const now = fiber.getRef(Clock.Clock).currentTimeMillisUnsafe()
+    const args = params.arguments ?? {}
+    // Built field by field, in the record's order: this runs for every call.
+    const call: { -readonly [K in keyof Call]: Call[K] } = {
+      time: isoTime(now),
       correlationId: request.correlationId,
       tool,
-      arguments: params.arguments ?? {},
+      arguments: args,
       outcome,
       durationMs: started === undefined ? 0 : now - started,
-      bytesIn: utf8Length(JSON.stringify(params.arguments ?? {})),
-      // Who called, when the transport authenticated the caller.
-      ...(request.principal === undefined ? {} : { principal: request.principal.subject }),
-      ...more
-    })
-  )
+      bytesIn: utf8Length(JSON.stringify(args))
+    }
+    // Who called, when the transport authenticated the caller.
+    if (request.principal !== undefined) call.principal = request.principal.subject
+    if (more.taskId !== undefined) call.taskId = more.taskId
+    if (more.bytesOut !== undefined) call.bytesOut = more.bytesOut
+    return audit.record(call)
+  })
 
 // The audit record of one call; `answer` is undefined when the call was cancelled or the protocol answered it.
 const audited = (
@@ -487,13 +503,11 @@ const call = (
       ? asTask(tool, prepared, answering, executor, limit, runner, settled, audit, params)
       : settled(executor.run(tool.target, prepared, record))
   if (audit._tag === "None") return run
-  return Effect.flatMap(Clock.currentTimeMillis, (started) =>
-    run.pipe(
-      Effect.onExit((exit) =>
-        exit._tag === "Success"
-          ? audited(audit.value, params, request, started, exit.value)
-          : audited(audit.value, params, request, started, undefined)
-      )
+  return Effect.withFiber((fiber) => {
+    const started = fiber.getRef(Clock.Clock).currentTimeMillisUnsafe()
+    // The record is written before the answer leaves: `record` completes once the record is in the store.
+    return Effect.onExit(run, (exit) =>
+      audited(audit.value, params, request, started, exit._tag === "Success" ? exit.value : undefined)
     )
-  )
+  })
 }

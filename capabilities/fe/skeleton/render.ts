@@ -114,7 +114,10 @@ const maxOmitted = 40
 /** The files left out counted by directory, in order; past 40 directories the largest 39 and the others summed. */
 const countByDirectory = (files: ReadonlyArray<FileSkeleton>): Array<{ path: string; files: number }> => {
   const counts = new Map<string, number>()
-  for (const file of files) counts.set(dirOf(file.path), (counts.get(dirOf(file.path)) ?? 0) + 1)
+  for (const file of files) {
+    const dir = dirOf(file.path)
+    counts.set(dir, (counts.get(dir) ?? 0) + 1)
+  }
   const counted = [...counts].map(([path, n]) => ({ path, files: n }))
   if (counted.length <= maxOmitted) return counted
   const kept = new Set(
@@ -142,11 +145,22 @@ const countByDirectory = (files: ReadonlyArray<FileSkeleton>): Array<{ path: str
  * @since 0.1.0
  */
 export const renderMap = (files: ReadonlyArray<FileSkeleton>, budget: number, header: string): RenderedMap => {
+  // Each detail is tried until its length passes the budget: a large tree costs what the budget holds, not every
+  // file rendered three times.
+  const limit = budget * 4
   for (const detail of ["full", "signatures", "names"] as const) {
-    const blocks = files.map((file) => renderFile(file, detail))
-    const text = [header, ...blocks].join("\n")
-    const tokens = estimateTokens(text)
-    if (tokens <= budget) return { text, tokens, detail, filesShown: files.length, omitted: [] }
+    const blocks: Array<string> = [header]
+    let length = header.length
+    for (const file of files) {
+      if (length > limit) break
+      const block = renderFile(file, detail)
+      blocks.push(block)
+      length += 1 + block.length
+    }
+    if (length <= limit) {
+      const text = blocks.join("\n")
+      return { text, tokens: estimateTokens(text), detail, filesShown: files.length, omitted: [] }
+    }
   }
   // Not even every name fits: as many files as fit (names only), then the rest counted by directory.
   // The header itself is cut if a long path makes it larger than the budget.
