@@ -291,7 +291,8 @@ export const layer = (options: Options): Layer.Layer<AuditLog, AuditFileUnavaila
 const notWritten = (path: string, error: unknown): Effect.Effect<void> =>
   Effect.logError("audit record not written", { path, error: String(error) })
 
-// The grouped writer: records are queued with the calls waiting for them, and written by one flush per turn.
+// The grouped writer: records are queued with the calls waiting for them, and written by one flush per turn of the
+// event loop (after the turn's I/O: every call that finished in it), with one write(2).
 const makeWriter = (appender: ReturnType<typeof makeAppender>, options: Options) => {
   let calls: Array<Call> = []
   let waiters: Array<(effect: Effect.Effect<void>) => void> = []
@@ -334,7 +335,7 @@ const makeWriter = (appender: ReturnType<typeof makeAppender>, options: Options)
         waiters.push(resume)
         if (!scheduled) {
           scheduled = true
-          queueMicrotask(flush)
+          setImmediate(flush)
         }
       }),
     close: (): void => {

@@ -1,3 +1,4 @@
+import * as Cause from "effect/Cause"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Logger from "effect/Logger"
@@ -74,6 +75,29 @@ describe("layers/Logging", () => {
       assert.deepStrictEqual(Object.keys(fields), Object.keys(JSON.parse(JSON.stringify(fields))))
     }
   })
+
+  it.effect("the request line built from its values is the line formatLine gives for the same request", () =>
+    Effect.withFiber((fiber) => {
+      const cases: Array<Parameters<typeof requestFields>> = [
+        ["tools/call", 7, "ab12-1", "system_echo", 0, 0.123, "ok", 91, 164],
+        ["tools/call", 'odd "id"\n\u2028', 'x"y\\z', undefined, 1.5, 12, "cancelled", undefined, undefined],
+        [undefined, null, "ab12-3", undefined, 0, 0, "error", 17, 40],
+        ["ping", -0, "ab12-4", 't\u00e9"', Number.NaN, Number.POSITIVE_INFINITY, "time\nout", 0, 1e21]
+      ]
+      const millis = Date.UTC(2026, 10, 25, 8, 30, 1, 234)
+      for (const args of cases) {
+        const expected = Logging.formatLine({
+          cause: Cause.empty,
+          fiber,
+          date: new Date(millis),
+          logLevel: "Info",
+          message: ["request", requestFields(...args)]
+        })
+        assert.strictEqual(Logging.formatRequestLine(fiber.id, millis, ...args), expected)
+      }
+      return Effect.void
+    })
+  )
 
   it.effect(
     "the JSON logger writes a request's own JSON, merged with the annotations as the generic path merges them",

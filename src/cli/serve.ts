@@ -14,6 +14,7 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as References from "effect/References"
 import * as Tracer from "effect/Tracer"
+import * as Logging from "../../layers/Logging.ts"
 import * as StdioTransport from "../../layers/StdioTransport.ts"
 import * as Tracing from "../../layers/Tracing.ts"
 import * as Inspector from "../Inspector.ts"
@@ -312,7 +313,7 @@ export const serve = Command.make(
                     })
                 )
               )
-              yield* Effect.sync(() => process.stderr.write(`Inspect: ${listening.url}\n`))
+              yield* Effect.sync(() => Logging.stderr().write(`Inspect: ${listening.url}\n`))
               yield* Effect.logInfo(`inspect page on ${listening.url}`, { inspect: listening.url })
               // Every span recorded for the page's waterfall, then handed to the tracer in place (OTLP, or none).
               const inner = yield* Tracer.Tracer

@@ -166,6 +166,45 @@ export const requestFields = (
 }
 
 /**
+ * The key under which a logger may carry a writer of the request line
+ * itself (the JSON logger of `layers/Logging.ts` does): when it is the only
+ * logger and the fiber has no log annotations or spans, the pipeline hands
+ * it the line's values, with no fields object, message or `Date` built.
+ * The line it writes must be the one the logger would write for
+ * `Effect.logInfo("request", fields)`.
+ */
+export const requestLineKey: symbol = Symbol.for("effect-mcp-runtime/request-line")
+
+/** A request line's writer (see {@link requestLineKey}). */
+export type RequestLineWriter = (
+  fiberId: number,
+  millis: number,
+  method: string | undefined,
+  id: RequestId | null,
+  correlationId: string,
+  tool: string | undefined,
+  queueMs: number,
+  elapsedMs: number,
+  outcome: string,
+  bytesIn: number | undefined,
+  bytesOut: number | undefined
+) => void
+
+// The only logger's request-line writer, when it has one and the line would carry nothing but its fields.
+const requestLineWriter = (
+  fiber: Fiber.Fiber<unknown, unknown>,
+  loggers: ReadonlySet<Logger.Logger<unknown, unknown>>
+): RequestLineWriter | undefined => {
+  if (loggers.size !== 1) return undefined
+  let writer: RequestLineWriter | undefined
+  for (const logger of loggers)
+    writer = (logger as unknown as Record<symbol, RequestLineWriter | undefined>)[requestLineKey]
+  if (writer === undefined || fiber.getRef(References.CurrentLogSpans).length > 0) return undefined
+  for (const _ in fiber.getRef(References.CurrentLogAnnotations)) return undefined
+  return writer
+}
+
+/**
  * `Effect.logInfo("request", fields)` done at once, from inside the
  * request's fiber: every installed logger gets the same options it would
  * (the fiber, the clock's time, level Info, no cause), with no effect built
@@ -243,11 +282,29 @@ export const make = (shared: Shared): Dispatch => {
       if (LogLevel.isGreaterThanOrEqualTo("Info", fiber.getRef(References.MinimumLogLevel))) {
         const loggers = fiber.getRef(Logger.CurrentLoggers)
         if (loggers.size > 0) {
-          logRequest(
-            fiber,
-            loggers,
-            requestFields(method, id, correlationId(), undefined, 0, 0, "error", bytesIn, utf8Length(line) + 1)
-          )
+          const writer = requestLineWriter(fiber, loggers)
+          if (writer !== undefined) {
+            const millis = fiber.getRef(Clock.Clock).currentTimeMillisUnsafe()
+            writer(
+              fiber.id,
+              millis,
+              method,
+              id,
+              correlationId(),
+              undefined,
+              0,
+              0,
+              "error",
+              bytesIn,
+              utf8Length(line) + 1
+            )
+          } else {
+            logRequest(
+              fiber,
+              loggers,
+              requestFields(method, id, correlationId(), undefined, 0, 0, "error", bytesIn, utf8Length(line) + 1)
+            )
+          }
         }
       }
       return Effect.void
@@ -387,19 +444,41 @@ export const make = (shared: Shared): Dispatch => {
         if (LogLevel.isGreaterThanOrEqualTo("Info", fiber.getRef(References.MinimumLogLevel))) {
           const loggers = fiber.getRef(Logger.CurrentLoggers)
           if (loggers.size > 0) {
-            const elapsedMs = Number(clock.monotonicTimeNanosUnsafe() - started) / 1e6
-            const fields = requestFields(
-              method.name,
-              id,
-              correlationId,
-              record.tool,
-              Math.round(record.queueMs * 1000) / 1000,
-              Math.round(elapsedMs * 1000) / 1000,
-              outcome,
-              bytesIn,
-              line === undefined ? undefined : utf8Length(line) + 1
-            )
-            log = () => logRequest(fiber, loggers, fields)
+            const elapsedMs = Math.round(Number(clock.monotonicTimeNanosUnsafe() - started) / 1e3) / 1000
+            const queueMs = Math.round(record.queueMs * 1000) / 1000
+            const bytesOut = line === undefined ? undefined : utf8Length(line) + 1
+            const writer = requestLineWriter(fiber, loggers)
+            if (writer !== undefined) {
+              const millis = fiber.getRef(Clock.Clock).currentTimeMillisUnsafe()
+              const tool = record.tool
+              log = () =>
+                writer(
+                  fiber.id,
+                  millis,
+                  method.name,
+                  id,
+                  correlationId,
+                  tool,
+                  queueMs,
+                  elapsedMs,
+                  outcome,
+                  bytesIn,
+                  bytesOut
+                )
+            } else {
+              const fields = requestFields(
+                method.name,
+                id,
+                correlationId,
+                record.tool,
+                queueMs,
+                elapsedMs,
+                outcome,
+                bytesIn,
+                bytesOut
+              )
+              log = () => logRequest(fiber, loggers, fields)
+            }
           }
         }
         if (reporter === undefined) {
