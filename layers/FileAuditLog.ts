@@ -3,9 +3,10 @@
  * line, with size-based rotation.
  *
  * **Grouped writes.** A call's record is queued, and the call waits for the
- * write that carries it: at the end of the current turn of work (a
- * microtask, once every call that finished in it has queued its record), the
- * queued records are digested, serialized and written with one `write(2)`,
+ * write that carries it: at the end of the current turn of the event loop
+ * (`setImmediate`, once every call that finished in that turn's I/O has
+ * queued its record), the queued records are digested, serialized and
+ * written with one `write(2)`,
  * and only then are their calls released to answer. So no answer is sent
  * before its record is in the file, and a busy server pays one system call
  * for all the calls that finish together instead of one per call.

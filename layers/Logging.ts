@@ -299,23 +299,23 @@ export const makeBatchedSink = (
 }
 
 /**
- * How many batches of lines may wait for the stderr worker to write them
- * (a batch is what 10 ms of logging, or 2,048 request lines, gives): past
- * it, lines are dropped (and counted) rather than kept, so that a client
- * that never reads stderr costs the server neither memory nor time.
+ * How many lines may wait for the stderr worker to write them (about 10 MB
+ * of request lines): past it, lines are dropped (and counted) rather than
+ * kept, so that a client that never reads stderr costs the server neither
+ * memory nor time.
  *
  * **Example**
  *
  * ```ts
  * import * as Logging from "effect-mcp-runtime/layers/Logging"
  *
- * Logging.maxPendingBatches // => 256
+ * Logging.maxPendingLines // => 32768
  * ```
  *
  * @category constants
  * @since 0.5.0
  */
-export const maxPendingBatches = 256
+export const maxPendingLines = 32_768
 
 /**
  * The process's stderr, as the server writes it: text, and the per-request
@@ -336,22 +336,52 @@ export interface StderrWriter {
 }
 
 // The stderr worker: formats the batches of request lines it is sent (with the same formatter as this thread) and
-// writes them, with the text lines among them, in order, with one synchronous write per batch; it counts the batches
-// written in the shared counter. Self-contained: it runs from its source text.
+// writes them, with the text lines among them, in order, in writes of at most 4 KiB that end at a line's end: a pipe
+// takes such a write whole or not at all, so a process that exits (or is killed) mid-batch never leaves half a line.
+// It counts the lines written in the shared counter. Self-contained: it runs from its source text.
 function stderrWorkerMain(require: (id: string) => any, makeFormat: () => RequestLineFormat): void {
   const fs = require("node:fs")
   const { parentPort, workerData } = require("node:worker_threads")
   const written = new Int32Array(workerData.counter)
   const format = makeFormat()
+  const chunkChars = 4000
   let gone = false
+  const writeAll = (text: string): void => {
+    if (gone) return
+    try {
+      const bytes = Buffer.from(text, "utf8")
+      let at = 0
+      while (at < bytes.length) {
+        try {
+          at += fs.writeSync(2, bytes, at, bytes.length - at)
+        } catch (error: any) {
+          // A non-blocking descriptor whose pipe is full: wait for the reader a little.
+          if (error?.code !== "EAGAIN") throw error
+          Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 2)
+        }
+      }
+    } catch {
+      // stderr is gone (EPIPE, EBADF…): nothing left to report to.
+      gone = true
+    }
+  }
   parentPort.on("message", (batch: Array<any>) => {
-    let out = ""
+    let chunk = ""
+    let lines = 0
+    const flush = (): void => {
+      writeAll(chunk)
+      Atomics.add(written, 0, lines)
+      Atomics.notify(written, 0)
+      chunk = ""
+      lines = 0
+    }
     for (let i = 0; i < batch.length;) {
+      let line: string
       if (batch[i] === 1) {
-        out += batch[i + 1]
+        line = batch[i + 1]
         i += 2
       } else {
-        out +=
+        line =
           format(
             batch[i + 1],
             batch[i + 2],
@@ -367,27 +397,11 @@ function stderrWorkerMain(require: (id: string) => any, makeFormat: () => Reques
           ) + "\n"
         i += 12
       }
+      if (lines > 0 && chunk.length + line.length > chunkChars) flush()
+      chunk += line
+      lines++
     }
-    if (!gone) {
-      try {
-        const bytes = Buffer.from(out, "utf8")
-        let at = 0
-        while (at < bytes.length) {
-          try {
-            at += fs.writeSync(2, bytes, at, bytes.length - at)
-          } catch (error: any) {
-            // A non-blocking descriptor whose pipe is full: wait for the reader a little.
-            if (error?.code !== "EAGAIN") throw error
-            Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 2)
-          }
-        }
-      } catch {
-        // stderr is gone (EPIPE, EBADF…): nothing left to report to.
-        gone = true
-      }
-    }
-    Atomics.add(written, 0, 1)
-    Atomics.notify(written, 0)
+    if (lines > 0) flush()
   })
 }
 
@@ -416,10 +430,10 @@ const directWriter = (): StderrWriter => {
  * thread only collects the values of each request line (and the text of
  * other lines) and hands them over in batches, every
  * {@link flushWindowMs} or 2,048 request lines; the worker formats them and
- * writes each batch with one `write(2)`, in order. So the per-request line
+ * writes them in order, in writes of at most 4 KiB. So the per-request line
  * costs the server's thread a few stores, not the formatting, the encoding
  * and the system call (which took it about a fifth of its time). When stderr
- * is not read fast enough, at most {@link maxPendingBatches} batches wait and
+ * is not read fast enough, at most {@link maxPendingLines} lines wait and
  * later lines are dropped, then counted in a line of their own. Without
  * worker threads, the lines are written by this thread.
  *
@@ -448,7 +462,8 @@ export const makeStderrWriter = (): StderrWriter => {
   worker.unref()
   let fallback: StderrWriter | undefined
   let batch: Array<unknown> = []
-  let requestLines = 0
+  // Lines (request lines and texts) in the batch being collected, and handed over in all.
+  let items = 0
   let posted = 0
   let scheduled = false
   let dropped = 0
@@ -459,21 +474,23 @@ export const makeStderrWriter = (): StderrWriter => {
   }
   worker.on("error", stopped)
   worker.on("exit", stopped)
-  const post = (): void => {
+  // `force`: the process is exiting, everything collected goes (the bound only protects a running server).
+  const post = (force = false): void => {
     scheduled = false
-    if (batch.length === 0) return
     if (fallback !== undefined) {
       batch = []
-      requestLines = 0
+      items = 0
       return
     }
-    if (posted - Atomics.load(written, 0) >= maxPendingBatches) {
-      let lines = requestLines
-      for (let i = 0; i < batch.length; i++) if (batch[i] === 1) lines++
-      dropped += lines
-      droppedUnreported += lines
+    if (batch.length === 0 && droppedUnreported === 0) return
+    // Lines handed over and not written yet (the counters wrap around together).
+    if (!force && ((posted - Atomics.load(written, 0)) | 0) + items > maxPendingLines) {
+      dropped += items
+      droppedUnreported += items
       batch = []
-      requestLines = 0
+      items = 0
+      // Tried again until there is room to say how many were dropped.
+      schedule()
       return
     }
     if (droppedUnreported > 0) {
@@ -484,11 +501,12 @@ export const makeStderrWriter = (): StderrWriter => {
         `{"message":"${count} log line${count === 1 ? "" : "s"} dropped: stderr was not read fast enough",` +
           `"level":"WARN","timestamp":"${new Date().toISOString()}","annotations":{"dropped":${count}},"spans":{}}\n`
       )
+      items++
     }
     worker.postMessage(batch)
-    posted++
+    posted = (posted + items) | 0
     batch = []
-    requestLines = 0
+    items = 0
   }
   const schedule = (): void => {
     if (!scheduled) {
@@ -500,6 +518,7 @@ export const makeStderrWriter = (): StderrWriter => {
     write: (text) => {
       if (fallback !== undefined) return fallback.write(text)
       batch.push(1, text)
+      items++
       schedule()
     },
     request: (fiberId, millis, method, id, correlationId, tool, queueMs, elapsedMs, outcome, bytesIn, bytesOut) => {
@@ -519,15 +538,15 @@ export const makeStderrWriter = (): StderrWriter => {
         )
       }
       batch.push(0, fiberId, millis, method, id, correlationId, tool, queueMs, elapsedMs, outcome, bytesIn, bytesOut)
-      if (++requestLines >= 2048) post()
+      if (++items >= 2048) post()
       else schedule()
     },
     flushSync: () => {
       if (fallback !== undefined) return fallback.flushSync()
-      post()
+      post(true)
       // The worker writes what it was sent; this thread waits for it (at most a second).
       const deadline = Date.now() + 1000
-      for (let done = Atomics.load(written, 0); done < posted; done = Atomics.load(written, 0)) {
+      for (let done = Atomics.load(written, 0); ((posted - done) | 0) > 0; done = Atomics.load(written, 0)) {
         const left = deadline - Date.now()
         if (left <= 0) break
         Atomics.wait(written, 0, done, left)

@@ -311,7 +311,7 @@ export const make = <const Methods extends ReadonlyArray<Method.Any> = typeof de
     const executor = Option.isSome(provided) ? provided.value : yield* makeExecutor(policy)
     const clock = yield* Clock.Clock
     // Spans only when a tracing backend is installed (see Tracer.nativeTracer).
-    const tracing = (yield* Tracer.Tracer) !== Tracer.nativeTracer
+    const currentTracer = yield* Tracer.Tracer
 
     // The one method table, split by revision.
     const legacy = new Map<string, Method.Request<any>>()
@@ -331,6 +331,11 @@ export const make = <const Methods extends ReadonlyArray<Method.Any> = typeof de
     // The `--inspect` page, when an Inspector is in context: told of every request, shown the executor's load.
     const inspector = yield* Effect.serviceOption(Inspector)
     if (Option.isSome(inspector)) inspector.value.attachServer({ load: executor.load, policy })
+    // With the inspector's tracer over the native one, requests run in spans only while its page is open.
+    const tracing =
+      currentTracer === Tracer.nativeTracer
+        ? false
+        : ((Option.isSome(inspector) ? inspector.value.spansWanted(currentTracer) : undefined) ?? true)
     const dispatch = Dispatch.make({
       clock,
       tracing,

@@ -36,8 +36,12 @@ import { utf8Length } from "./utf8.ts"
 /** What every request served by one server shares. */
 export interface Shared {
   readonly clock: Clock.Clock
-  /** Whether a tracing backend is installed (with Effect's native tracer a span would go nowhere). */
-  readonly tracing: boolean
+  /**
+   * Whether requests run in spans: a tracing backend is installed (with
+   * Effect's native tracer a span would go nowhere), or, as a function asked
+   * for each request, someone is looking at them now (the `--inspect` page).
+   */
+  readonly tracing: boolean | (() => boolean)
   readonly progressIntervalMs: number
   /** Told when each request starts and ends (the `serve --inspect` page); absent, nothing is told. */
   readonly observer?: RequestObserver | undefined
@@ -247,7 +251,9 @@ export interface Dispatch {
 
 /** Builds the pipeline. */
 export const make = (shared: Shared): Dispatch => {
-  const { clock, observer, progressIntervalMs, tracing } = shared
+  const { clock, observer, progressIntervalMs } = shared
+  const tracingNow: () => boolean =
+    typeof shared.tracing === "function" ? shared.tracing : shared.tracing ? () => true : () => false
 
   // Only a self-inflicted interruption reaches `onFailure`: when the
   // request's fiber is interrupted from outside (cancellation, shutdown),
@@ -326,7 +332,7 @@ export const make = (shared: Shared): Dispatch => {
       observer.ended(observed, { outcome: "error", elapsedMs: 0, bytesOut: utf8Length(line) + 1 })
     }
     // A request (it has a method) gets its span even when no handler ran.
-    return tracing && method !== undefined
+    return method !== undefined && tracingNow()
       ? Effect.withSpan(logged, method, {
           attributes: {
             "mcp.request.id": id,
@@ -359,6 +365,7 @@ export const make = (shared: Shared): Dispatch => {
       )
     }
     const correlationId = env.correlationId()
+    const tracing = tracingNow()
     const progressToken = progressTokenOf(params)
     const record: RequestRecord = {
       tool: undefined,

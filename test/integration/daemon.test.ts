@@ -271,7 +271,10 @@ describe("serve --daemon auto", () => {
         assert.deepStrictEqual(await toolNames(client), ["system_echo", "system_info", "system_time"])
         await echo(client, "first")
         const pid = readPid(pidFile)!
-        assert.include(stderr(), `forwarding the session to the daemon (pid ${pid})`)
+        // stderr is written apart from stdout (by the log writer's thread): wait for the line.
+        await until("the forwarding line", () =>
+          stderr().includes(`forwarding the session to the daemon (pid ${pid})`) ? true : undefined
+        )
       })
       await withSession({ root, env, args: ["--capabilities", "system"] }, async (client) => {
         await echo(client, "second")
@@ -333,6 +336,9 @@ describe("serve --daemon auto", () => {
     try {
       await withSession({ root, env, args: ["--capabilities", "system"] }, async (client, stderr) => {
         await echo(client, "in process")
+        await until("the fallback line", () =>
+          stderr().includes("Serving it in this process instead") ? true : undefined
+        )
         assert.include(stderr(), "version_mismatch")
         assert.include(stderr(), "mcp-runtime daemon stop")
         assert.include(stderr(), "Serving it in this process instead")
@@ -399,6 +405,9 @@ describe("serve --daemon auto", () => {
     try {
       await withSession({ root, env, args: ["--capabilities", "system"] }, async (client, stderr) => {
         await echo(client, "in process")
+        await until("the fallback line", () =>
+          stderr().includes("Serving it in this process instead") ? true : undefined
+        )
         assert.include(stderr(), "the daemon cannot serve this session (directory)")
         assert.include(stderr(), "mode 0755")
         assert.include(stderr(), "Serving it in this process instead")

@@ -316,10 +316,29 @@ describe("serve --inspect, the request front", () => {
         { verb: "system_echo", args: { text: "a" } },
         { verb: "system_echo", args: { text: "$prev.text" } }
       ]
-      await client.callTool({ name: "request", arguments: { ops, mode: "chain" } }, undefined, requestOptions)
       const read = async (path: string): Promise<any> =>
         (await fetch(`${url.origin}${path}`, { headers: { "x-inspect-token": token } })).json()
-      const request = (await read("/snapshot")).requests.find((view: any) => view.tool === "request")
+      // With no page open, requests run without spans (nothing to show, nothing paid).
+      await client.callTool({ name: "request", arguments: { ops, mode: "chain" } }, undefined, requestOptions)
+      const unseen = (await read("/snapshot")).requests.find((view: any) => view.tool === "request")
+      assert.strictEqual(unseen.outcome, "ok")
+      const none = await fetch(`${url.origin}/trace?request=${unseen.correlationId}`, {
+        headers: { "x-inspect-token": token }
+      })
+      const noSpans = (none.ok ? await none.json() : []) as Array<unknown>
+      assert.strictEqual(noSpans.length, 0)
+      // A page open (its event stream): the next request's spans are recorded.
+      const page = new AbortController()
+      const events = await fetch(`${url.origin}/events`, {
+        headers: { "x-inspect-token": token },
+        signal: page.signal
+      })
+      assert.strictEqual(events.status, 200)
+      await client.callTool({ name: "request", arguments: { ops, mode: "chain" } }, undefined, requestOptions)
+      const request = (await read("/snapshot")).requests.find(
+        (view: any) => view.tool === "request" && view.correlationId !== unseen.correlationId
+      )
+      page.abort()
       assert.strictEqual(request.outcome, "ok")
       const spans = await read(`/trace?request=${request.correlationId}`)
       assert.strictEqual(spans.length, 3)

@@ -157,8 +157,9 @@ describe("confirmation over stdio with the SDK client", () => {
       const result = await call(client, "workspace_write", { path: "a.txt", content: "x" })
       assert.isNotTrue(result.isError, text(result))
       assert.strictEqual(asked.length, 0)
-      // The file came from the workspace and loosens the controls: the operator is told at start-up.
-      assert.include(stderr(), "pre-approves workspace_w*")
+      // The file came from the workspace and loosens the controls: the operator is told at start-up (on stderr,
+      // written apart from stdout: wait for it).
+      await waitFor("the start-up warning", () => stderr().includes("pre-approves workspace_w*"))
     })
   })
 })

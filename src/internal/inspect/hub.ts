@@ -16,7 +16,7 @@
  * @internal
  */
 import type * as Duration from "effect/Duration"
-import type * as Tracer from "effect/Tracer"
+import * as Tracer from "effect/Tracer"
 import type { Load } from "../../Executor.ts"
 import { millis, type PolicyShape } from "../../Policy.ts"
 import type { ObservedEnd, ObservedRequest, RequestObserver } from "../dispatch.ts"
@@ -411,7 +411,20 @@ export class Hub {
       },
       ...(inner.context === undefined ? {} : { context: inner.context })
     }
+    if (inner === Tracer.nativeTracer) this.overNative.add(wrapped)
     return wrapped
+  }
+  /** The tracers made by {@link tracer} around Effect's native tracer. */
+  private readonly overNative = new WeakSet<Tracer.Tracer>()
+
+  /**
+   * When `tracer` is this inspector's own around Effect's native tracer
+   * (no other backend wants the spans): whether a page is open now, asked
+   * for each request, so that requests run in spans only while someone
+   * looks at them. Otherwise undefined (spans are wanted anyway).
+   */
+  spansWanted(tracer: Tracer.Tracer): (() => boolean) | undefined {
+    return this.overNative.has(tracer) ? () => this.clients.size > 0 : undefined
   }
 
   /** A command run started; returns its handlers. */
