@@ -165,7 +165,8 @@ export const requestFields = (
     fields.bytes_out = bytesOut
     json += `,"bytes_out":${numberJson(bytesOut)}`
   }
-  fields[fieldsJsonKey] = `${json}}`
+  // Not enumerable: a logger that prints the object (Effect's pretty logger, `console.log`) does not show it.
+  Object.defineProperty(fields, fieldsJsonKey, { value: `${json}}` })
   return fields
 }
 
