@@ -26,6 +26,14 @@ import * as Logger from "effect/Logger"
 import type * as LogLevel from "effect/LogLevel"
 import * as References from "effect/References"
 import { safeReplacer } from "../src/internal/jsonSafe.ts"
+import {
+  fieldsJsonKey,
+  makeRequestLineFormat,
+  type RequestLineFormat,
+  requestLineKey,
+  type RequestLineValues,
+  type RequestLineWriter
+} from "../src/internal/requestLine.ts"
 
 /**
  * Formats a log entry as one JSON line (without the newline), in the shape
@@ -81,16 +89,6 @@ export const formatLine = (options: Logger.Options<unknown>): string => {
   )
 }
 
-/**
- * The key under which a log message's fields may carry their own JSON (the
- * server's per-request line does: `src/internal/dispatch.ts`, under the
- * same `Symbol.for` name).
- */
-const fieldsJsonKey = Symbol.for("effect-mcp-runtime/log-fields-json")
-
-// Where a logger keeps its writer of the request line (`requestLineKey` in `src/internal/dispatch.ts`).
-const requestLineKey = Symbol.for("effect-mcp-runtime/request-line")
-
 // The JSON of the annotations merged with `fields`, from the JSON the fields carry: as it is with no annotations,
 // the annotations' own in front when no key is in both; undefined when the fields carry none (or a key is in both).
 const preformatted = (
@@ -110,7 +108,7 @@ const preformatted = (
  * The line {@link formatLine} gives for the server's per-request
  * `Effect.logInfo("request", fields)` on a fiber without log annotations or
  * spans, built straight from the values (what the JSON logger does for every
- * request: see `requestLineKey` in `src/internal/dispatch.ts`). The same
+ * request: see `requestLineKey` in `src/internal/requestLine.ts`). The same
  * text, character for character.
  *
  * **Example**
@@ -125,60 +123,7 @@ const preformatted = (
  * @category formatting
  * @since 0.5.0
  */
-export const formatRequestLine: RequestLineFormat = makeRequestLineFormat()
-
-/** The signature of {@link formatRequestLine}. */
-type RequestLineFormat = (
-  fiberId: number,
-  millis: number,
-  method: string | undefined,
-  id: string | number | null,
-  correlationId: string,
-  tool: string | undefined,
-  queueMs: number,
-  elapsedMs: number,
-  outcome: string,
-  bytesIn: number | undefined,
-  bytesOut: number | undefined
-) => string
-
-// Makes the request line's formatter. Self-contained (it refers to nothing outside itself): the stderr worker runs
-// its source text, so the line is built by the same code in the worker and here.
-function makeRequestLineFormat(): RequestLineFormat {
-  let lastMillis = Number.NaN
-  let lastIso = ""
-  const iso = (millis: number): string => {
-    if (millis !== lastMillis) {
-      lastMillis = millis
-      lastIso = new Date(millis).toISOString()
-    }
-    return lastIso
-  }
-  const numberJson = (value: number): string => (Number.isFinite(value) ? `${value}` : "null")
-  // Method, tool and outcome names repeat: their JSON is kept (at most 512 of them).
-  const names = new Map<string, string>()
-  const name = (value: string): string => {
-    let json = names.get(value)
-    if (json === undefined) {
-      json = JSON.stringify(value)
-      if (names.size >= 512) names.clear()
-      names.set(value, json)
-    }
-    return json
-  }
-  // A string with nothing JSON escapes needs only its quotes (correlation ids are `<hex>-<n>`).
-  const unescaped = /^[\w.:/-]*$/
-  const plain = (value: string): string => (unescaped.test(value) ? `"${value}"` : JSON.stringify(value))
-  return (fiberId, millis, method, id, correlationId, tool, queueMs, elapsedMs, outcome, bytesIn, bytesOut) =>
-    `{"message":"request","level":"INFO","timestamp":"${iso(millis)}","annotations":{` +
-    (method === undefined ? "" : `"method":${name(method)},`) +
-    `"id":${typeof id === "number" ? numberJson(id) : JSON.stringify(id)},"correlation_id":${plain(correlationId)}` +
-    (tool === undefined ? "" : `,"tool":${name(tool)}`) +
-    `,"queue_ms":${numberJson(queueMs)},"elapsed_ms":${numberJson(elapsedMs)},"outcome":${name(outcome)}` +
-    (bytesIn === undefined ? "" : `,"bytes_in":${numberJson(bytesIn)}`) +
-    (bytesOut === undefined ? "" : `,"bytes_out":${numberJson(bytesOut)}`) +
-    `},"spans":{},"fiberId":"#${fiberId}"}`
-}
+export const formatRequestLine: (...values: RequestLineValues) => string = makeRequestLineFormat().line
 
 // Lines logged within the same millisecond share one formatted timestamp.
 let lastMillis = NaN
@@ -328,7 +273,7 @@ export interface StderrWriter {
   /** Writes complete lines (the text ends with a newline). */
   readonly write: (text: string) => void
   /** Writes the per-request line of these values (see {@link formatRequestLine}). */
-  readonly request: RequestLineFormat extends (...args: infer A) => string ? (...args: A) => void : never
+  readonly request: RequestLineWriter
   /** Writes everything waiting, and waits (at most a second) until it is written: the process is exiting. */
   readonly flushSync: () => void
   /** Lines dropped so far because stderr was not read fast enough. */
@@ -343,7 +288,7 @@ function stderrWorkerMain(require: (id: string) => any, makeFormat: () => Reques
   const fs = require("node:fs")
   const { parentPort, workerData } = require("node:worker_threads")
   const written = new Int32Array(workerData.counter)
-  const format = makeFormat()
+  const format = makeFormat().line
   const chunkChars = 4000
   let gone = false
   const writeAll = (text: string): void => {
@@ -409,7 +354,7 @@ const workerSource = `"use strict";(${stderrWorkerMain.toString()})(require, ${m
 
 // With no worker (one that cannot start, or one that stopped): lines written here, at once, in order.
 const directWriter = (): StderrWriter => {
-  const format = makeRequestLineFormat()
+  const format = makeRequestLineFormat().line
   const sink = makeBatchedSink((text) => {
     try {
       fs.writeSync(2, text)

@@ -310,7 +310,6 @@ export const make = <const Methods extends ReadonlyArray<Method.Any> = typeof de
     const provided = yield* Effect.serviceOption(Executor)
     const executor = Option.isSome(provided) ? provided.value : yield* makeExecutor(policy)
     const clock = yield* Clock.Clock
-    // Spans only when a tracing backend is installed (see Tracer.nativeTracer).
     const currentTracer = yield* Tracer.Tracer
 
     // The one method table, split by revision.
@@ -331,7 +330,8 @@ export const make = <const Methods extends ReadonlyArray<Method.Any> = typeof de
     // The `--inspect` page, when an Inspector is in context: told of every request, shown the executor's load.
     const inspector = yield* Effect.serviceOption(Inspector)
     if (Option.isSome(inspector)) inspector.value.attachServer({ load: executor.load, policy })
-    // With the inspector's tracer over the native one, requests run in spans only while its page is open.
+    // Spans only when a tracing backend is installed (see Tracer.nativeTracer); with the inspector's tracer over the
+    // native one, only while its page is open.
     const tracing =
       currentTracer === Tracer.nativeTracer
         ? false

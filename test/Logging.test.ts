@@ -3,7 +3,8 @@ import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Logger from "effect/Logger"
 import * as Logging from "../layers/Logging.ts"
-import { fieldsJsonKey, requestFields } from "../src/internal/dispatch.ts"
+import { requestFields } from "../src/internal/dispatch.ts"
+import { fieldsJsonKey } from "../src/internal/requestLine.ts"
 
 const capture = (lines: Array<any>) =>
   Logger.layer([Logger.make((options) => void lines.push(JSON.parse(Logging.formatLine(options))))])

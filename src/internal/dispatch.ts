@@ -31,6 +31,7 @@ import { RequestContext, type RequestRecord } from "../RequestContext.ts"
 import { formatIssues } from "./compileTool.ts"
 import { errorLine, notificationLine, successLine } from "./jsonRpc.ts"
 import { makeReporter } from "./progress.ts"
+import { fieldsJsonKey, makeRequestLineFormat, requestLineKey, type RequestLineWriter } from "./requestLine.ts"
 import { utf8Length } from "./utf8.ts"
 
 /** What every request served by one server shares. */
@@ -115,17 +116,6 @@ const progressTokenOf = (params: { readonly [key: string]: unknown } | undefined
 }
 
 /**
- * The key under which a request's log fields carry their own JSON (the
- * object's JSON, in its key order): the JSON logger (`layers/Logging.ts`)
- * writes it as it is instead of serializing the object again. A symbol, so
- * `JSON.stringify`, `for…in` and `Object.keys` do not see it; the JSON
- * logger finds it by the same `Symbol.for` name.
- */
-export const fieldsJsonKey: symbol = Symbol.for("effect-mcp-runtime/log-fields-json")
-
-const numberJson = (value: number): string => (Number.isFinite(value) ? `${value}` : "null")
-
-/**
  * The fields of a request's log line, in their order, with their JSON under
  * {@link fieldsJsonKey} (built by hand: this runs for every request).
  */
@@ -141,59 +131,23 @@ export const requestFields = (
   bytesOut: number | undefined
 ): Record<PropertyKey, unknown> => {
   const fields: Record<PropertyKey, unknown> = {}
-  let json = "{"
-  if (method !== undefined) {
-    fields.method = method
-    json += `"method":${JSON.stringify(method)},`
-  }
+  if (method !== undefined) fields.method = method
   fields.id = id
   fields.correlation_id = correlationId
-  json += `"id":${typeof id === "number" ? numberJson(id) : JSON.stringify(id)},"correlation_id":${JSON.stringify(correlationId)}`
-  if (tool !== undefined) {
-    fields.tool = tool
-    json += `,"tool":${JSON.stringify(tool)}`
-  }
+  if (tool !== undefined) fields.tool = tool
   fields.queue_ms = queueMs
   fields.elapsed_ms = elapsedMs
   fields.outcome = outcome
-  json += `,"queue_ms":${numberJson(queueMs)},"elapsed_ms":${numberJson(elapsedMs)},"outcome":${JSON.stringify(outcome)}`
-  if (bytesIn !== undefined) {
-    fields.bytes_in = bytesIn
-    json += `,"bytes_in":${numberJson(bytesIn)}`
-  }
-  if (bytesOut !== undefined) {
-    fields.bytes_out = bytesOut
-    json += `,"bytes_out":${numberJson(bytesOut)}`
-  }
+  if (bytesIn !== undefined) fields.bytes_in = bytesIn
+  if (bytesOut !== undefined) fields.bytes_out = bytesOut
   // Not enumerable: a logger that prints the object (Effect's pretty logger, `console.log`) does not show it.
-  Object.defineProperty(fields, fieldsJsonKey, { value: `${json}}` })
+  Object.defineProperty(fields, fieldsJsonKey, {
+    value: format.fields(method, id, correlationId, tool, queueMs, elapsedMs, outcome, bytesIn, bytesOut)
+  })
   return fields
 }
 
-/**
- * The key under which a logger may carry a writer of the request line
- * itself (the JSON logger of `layers/Logging.ts` does): when it is the only
- * logger and the fiber has no log annotations or spans, the pipeline hands
- * it the line's values, with no fields object, message or `Date` built.
- * The line it writes must be the one the logger would write for
- * `Effect.logInfo("request", fields)`.
- */
-export const requestLineKey: symbol = Symbol.for("effect-mcp-runtime/request-line")
-
-/** A request line's writer (see {@link requestLineKey}). */
-export type RequestLineWriter = (
-  fiberId: number,
-  millis: number,
-  method: string | undefined,
-  id: RequestId | null,
-  correlationId: string,
-  tool: string | undefined,
-  queueMs: number,
-  elapsedMs: number,
-  outcome: string,
-  bytesIn: number | undefined,
-  bytesOut: number | undefined
-) => void
+const format = makeRequestLineFormat()
 
 // The only logger's request-line writer, when it has one and the line would carry nothing but its fields.
 const requestLineWriter = (
