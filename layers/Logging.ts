@@ -25,6 +25,7 @@ import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
 import type * as LogLevel from "effect/LogLevel"
 import * as References from "effect/References"
+import { isoTime } from "../src/internal/isoTime.ts"
 import { safeReplacer } from "../src/internal/jsonSafe.ts"
 import {
   fieldsJsonKey,
@@ -83,7 +84,7 @@ export const formatLine = (options: Logger.Options<unknown>): string => {
   // Built by hand around the two parts that vary (message, annotations): the
   // per-request line is on the server's hot path.
   return (
-    `{"message":${typeof message === "string" ? JSON.stringify(message) : json(message)},"level":"${levels[logLevel]}","timestamp":"${isoOf(date)}"` +
+    `{"message":${typeof message === "string" ? JSON.stringify(message) : json(message)},"level":"${levels[logLevel]}","timestamp":"${isoTime(date.getTime())}"` +
     (cause.reasons.length > 0 ? `,"cause":${JSON.stringify(Cause.pretty(cause))}` : "") +
     `,"annotations":${annotationsJson ?? json(annotations)},"spans":${spans},"fiberId":"#${fiber.id}"}`
   )
@@ -124,18 +125,6 @@ const preformatted = (
  * @since 0.5.0
  */
 export const formatRequestLine: (...values: RequestLineValues) => string = makeRequestLineFormat().line
-
-// Lines logged within the same millisecond share one formatted timestamp.
-let lastMillis = NaN
-let lastIso = ""
-const isoOf = (date: Date): string => {
-  const millis = date.getTime()
-  if (millis !== lastMillis) {
-    lastMillis = millis
-    lastIso = date.toISOString()
-  }
-  return lastIso
-}
 
 const levels: Record<LogLevel.LogLevel, string> = {
   All: "ALL",

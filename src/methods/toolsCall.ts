@@ -10,6 +10,7 @@ import * as Effect from "effect/Effect"
 import type * as Exit from "effect/Exit"
 import type * as Option from "effect/Option"
 import { AuditLog, type Call } from "../AuditLog.ts"
+import { isoTime } from "../internal/isoTime.ts"
 import type { Client } from "../Client.ts"
 import * as Confirmation from "../Confirmation.ts"
 import * as Deferred from "effect/Deferred"
@@ -250,17 +251,6 @@ const asTask = (
 
 // Outcomes a call ends with when the protocol, not the tool, answered it (no result was sent).
 const protocolOutcomes = new Set(["input_required", "input_response_malformed", "missing_client_capability"])
-
-// Records made within the same millisecond share one formatted time (`toISOString` is a large part of a record).
-let lastMillis = Number.NaN
-let lastIso = ""
-const isoTime = (millis: number): string => {
-  if (millis !== lastMillis) {
-    lastMillis = millis
-    lastIso = new Date(millis).toISOString()
-  }
-  return lastIso
-}
 
 // One audit record: of a call, or (with `taskId`) of the end of the task it created.
 const auditRecord = (
