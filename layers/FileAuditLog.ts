@@ -2,14 +2,18 @@
  * The default audit log store: an append-only JSONL file, one record per
  * line, with size-based rotation.
  *
- * **Grouped writes.** A call's record is queued, and the call waits for the
- * write that carries it: at the end of the current turn of the event loop
+ * **Grouped writes.** A call's record is queued and written with the
+ * records of the calls that finish with it, in one `write(2)`. On the stdio
+ * transport (`Transport.flushesAuditBeforeWrite`) the call does not wait:
+ * its record is queued with `enqueue` when its request ends, and the
+ * transport writes the queued records right before it writes the answers
+ * that follow them (`AuditLog.flushBeforeOutput`). Elsewhere, `record`
+ * suspends the call until the end of the current turn of the event loop
  * (`setImmediate`, once every call that finished in that turn's I/O has
- * queued its record), the queued records are digested, serialized and
- * written with one `write(2)`,
- * and only then are their calls released to answer. So no answer is sent
- * before its record is in the file, and a busy server pays one system call
- * for all the calls that finish together instead of one per call.
+ * queued its record), when the queued records are digested, serialized and
+ * written, and only then releases it to answer. Either way no answer is
+ * sent before its record is in the file, and a busy server pays one system
+ * call for all the calls that finish together instead of one per call.
  *
  * **Whole records.** The file is opened with `O_APPEND` and each group of
  * records — their JSON lines — goes out in one `write(2)` of a complete
@@ -36,7 +40,16 @@ import * as nodePath from "node:path"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
-import { AuditLog, type Call, canonicalJson, defaultRedactedFields, type Entry, redact } from "../src/AuditLog.ts"
+import {
+  AuditLog,
+  type Call,
+  canonicalJson,
+  defaultRedactedFields,
+  type Entry,
+  flushBeforeOutput,
+  redact
+} from "../src/AuditLog.ts"
+import * as OutputBarrier from "../src/internal/outputBarrier.ts"
 
 // `AuditLog.digest`, computed with Node's one-shot hash at once: Web Crypto's digest is asynchronous (a trip through
 // the thread pool for every call), and a `createHash` object per record cost twice as much as the one-shot call.
@@ -273,35 +286,43 @@ export const layer = (options: Options): Layer.Layer<AuditLog, AuditFileUnavaila
     AuditLog,
     Effect.map(
       Effect.acquireRelease(
-        Effect.try({
-          try: () => makeWriter(makeAppender(options), options),
-          catch: (error) =>
-            new AuditFileUnavailable({
-              path: nodePath.resolve(options.path),
-              message: `The audit log ${nodePath.resolve(options.path)} cannot be opened for appending: ${
-                error instanceof Error ? error.message : String(error)
-              }`
-            })
-        }),
+        Effect.flatMap(Effect.context<never>(), (context) =>
+          Effect.try({
+            try: () => makeWriter(makeAppender(options), options, Effect.runForkWith(context)),
+            catch: (error) =>
+              new AuditFileUnavailable({
+                path: nodePath.resolve(options.path),
+                message: `The audit log ${nodePath.resolve(options.path)} cannot be opened for appending: ${
+                  error instanceof Error ? error.message : String(error)
+                }`
+              })
+          })
+        ),
         (writer) => Effect.sync(writer.close)
       ),
-      (writer) => AuditLog.of({ record: writer.record })
+      (writer) => AuditLog.of({ record: writer.record, enqueue: writer.enqueue })
     )
   )
 
 const notWritten = (path: string, error: unknown): Effect.Effect<void> =>
   Effect.logError("audit record not written", { path, error: String(error) })
 
-// The grouped writer: records are queued with the calls waiting for them, and written by one flush per turn of the
-// event loop (after the turn's I/O: every call that finished in it), with one write(2).
-const makeWriter = (appender: ReturnType<typeof makeAppender>, options: Options) => {
+// The grouped writer. A record is queued; it is written by the next flush: the output barrier a covering transport
+// runs before its next write (see `src/internal/outputBarrier.ts`), or the end of the current turn of the event loop
+// (after the turn's I/O: every call that finished in it), with one write(2) for the group. A call on a covering
+// transport goes on at once (its answer cannot leave before the barrier); any other call waits for the flush.
+const makeWriter = (
+  appender: ReturnType<typeof makeAppender>,
+  options: Options,
+  report: (effect: Effect.Effect<void>) => void
+) => {
   let calls: Array<Call> = []
-  let waiters: Array<(effect: Effect.Effect<void>) => void> = []
+  // The resumption of each queued call that waits (undefined for a call that went on).
+  let waiters: Array<((effect: Effect.Effect<void>) => void) | undefined> = []
   let scheduled = false
   let closed = false
 
   const flush = (): void => {
-    scheduled = false
     if (calls.length === 0) return
     const batch = calls
     const resumes = waiters
@@ -325,21 +346,42 @@ const makeWriter = (appender: ReturnType<typeof makeAppender>, options: Options)
     } catch (error) {
       written = notWritten(appender.path, error)
     }
-    // Only now, with the records in the file, do the calls go on to answer.
-    for (let i = 0; i < resumes.length; i++) resumes[i]!(outcomes[i] ?? written)
+    // Only now, with the records in the file, do the waiting calls go on to answer.
+    for (let i = 0; i < resumes.length; i++) {
+      const outcome = outcomes[i] ?? written
+      const resume = resumes[i]
+      if (resume !== undefined) resume(outcome)
+      else if (outcome !== Effect.void) report(outcome)
+    }
   }
+  const endOfTurn = (): void => {
+    scheduled = false
+    flush()
+  }
+  const queue = (call: Call, resume: ((effect: Effect.Effect<void>) => void) | undefined): void => {
+    calls.push(call)
+    waiters.push(resume)
+    if (!scheduled) {
+      scheduled = true
+      setImmediate(endOfTurn)
+    }
+  }
+  const unregister = flushBeforeOutput(flush)
 
   return {
     record: (call: Call): Effect.Effect<void> =>
-      Effect.callback<void>((resume) => {
-        calls.push(call)
-        waiters.push(resume)
-        if (!scheduled) {
-          scheduled = true
-          setImmediate(flush)
+      Effect.withFiber((fiber) => {
+        if (fiber.getRef(OutputBarrier.Covered)) {
+          queue(call, undefined)
+          return Effect.void
         }
+        return Effect.callback<void>((resume) => queue(call, resume))
       }),
+    enqueue: (call: Call): void => {
+      queue(call, undefined)
+    },
     close: (): void => {
+      unregister()
       flush()
       closed = true
       appender.close()

@@ -19,6 +19,7 @@ import * as Layer from "effect/Layer"
 import * as Stdio from "effect/Stdio"
 import * as Stream from "effect/Stream"
 import { ServerConfig } from "../src/ServerConfig.ts"
+import * as OutputBarrier from "../src/internal/outputBarrier.ts"
 import { frameLines, Transport } from "../src/Transport.ts"
 
 /**
@@ -110,6 +111,9 @@ export const makeLineWriter = (write: (text: string) => void): LineWriter => {
 
 /**
  * Builds a stdio transport: frames from `Stdio.stdin`, replies to `write`.
+ * The audit records the process has queued are written before each `write`
+ * (so a call's record is in its file before its answer is written, without
+ * holding the call back).
  *
  * **Example**
  *
@@ -132,7 +136,11 @@ export const make = (write: (text: string) => void) =>
   Effect.gen(function* () {
     const stdio = yield* Stdio.Stdio
     const config = yield* ServerConfig
-    const writer = makeLineWriter(write)
+    // The audit records queued so far reach their file before any byte that follows them leaves.
+    const writer = makeLineWriter((text) => {
+      OutputBarrier.beforeOutput()
+      write(text)
+    })
     yield* Effect.addFinalizer(() => Effect.sync(writer.flush))
     const stdin = stdio.stdin.pipe(
       Stream.catchCause((cause) =>
@@ -141,7 +149,8 @@ export const make = (write: (text: string) => void) =>
     )
     return Transport.of({
       frames: frameLines(stdin, config.maxMessageBytes),
-      send: (message) => Effect.sync(() => writer.writeLine(message))
+      send: (message) => Effect.sync(() => writer.writeLine(message)),
+      flushesAuditBeforeWrite: true
     })
   })
 

@@ -30,6 +30,7 @@
  */
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as OutputBarrier from "./internal/outputBarrier.ts"
 
 /**
  * One audit record.
@@ -128,9 +129,22 @@ export class AuditLog extends Context.Service<
      * Appends the record of one call, and completes once the record is
      * stored: the server answers the call only then. Never fails: a store
      * that cannot write logs the problem on stderr. The file store groups
-     * the records of calls that finish together into one write.
+     * the records of calls that finish together into one write; on a
+     * transport that flushes queued records before each of its writes
+     * (stdio: `Transport.flushesAuditBeforeWrite`) it queues the record and
+     * completes at once, the record still written before the answer.
      */
     readonly record: (call: Call) => Effect.Effect<void>
+    /**
+     * Optional: queues the record of a call answered on a transport that
+     * writes the queued records before each of its writes
+     * (`Transport.flushesAuditBeforeWrite`), so that the record still
+     * reaches the store before the answer leaves. The server uses it, when
+     * present, for calls it serves from such a transport: no effect is run
+     * and nothing waits. The file store has it; a store without it gets
+     * every call through `record`. Since 0.5.0.
+     */
+    readonly enqueue?: ((call: Call) => void) | undefined
   }
 >()("effect-mcp-runtime/AuditLog") {}
 
@@ -279,3 +293,36 @@ export const digest = (value: unknown): Effect.Effect<string> =>
     for (const byte of hash) hex += byte.toString(16).padStart(2, "0")
     return `sha256:${hex}`
   })
+
+/**
+ * Registers a flush that the transports which say
+ * `flushesAuditBeforeWrite` (stdio) run synchronously right before each of
+ * their writes to the peer: a store with `enqueue` writes the records it
+ * queued there, so that every record reaches the store before the answers
+ * that follow it. The flush must be synchronous and must not throw. Returns
+ * its removal (call it when the store closes).
+ *
+ * **Example**
+ *
+ * ```ts
+ * import * as fs from "node:fs"
+ * import { AuditLog, type Call, flushBeforeOutput } from "effect-mcp-runtime/AuditLog"
+ * import * as Effect from "effect/Effect"
+ *
+ * const queued: Array<Call> = []
+ * const write = () => {
+ *   if (queued.length === 0) return
+ *   fs.appendFileSync("audit.jsonl", queued.map((call) => JSON.stringify({ ...call, arguments: undefined }) + "\n").join(""))
+ *   queued.length = 0
+ * }
+ * const stop = flushBeforeOutput(write)
+ * const store = AuditLog.of({
+ *   record: (call) => Effect.sync(() => (queued.push(call), write())),
+ *   enqueue: (call) => void queued.push(call)
+ * })
+ * ```
+ *
+ * @category constructors
+ * @since 0.5.0
+ */
+export const flushBeforeOutput = (flush: () => void): (() => void) => OutputBarrier.register(flush)

@@ -233,7 +233,14 @@ export const layerAuditLog = <E, R>(
           Effect.andThen(
             Effect.sync(() => inspector.audited({ ...call, arguments: redact(call.arguments) })),
             inner.record(call)
-          )
+          ),
+        enqueue:
+          inner.enqueue === undefined
+            ? undefined
+            : (call) => {
+                inspector.audited({ ...call, arguments: redact(call.arguments) })
+                inner.enqueue!(call)
+              }
       })
     )
   ).pipe(Layer.provide(auditLog))

@@ -55,6 +55,14 @@ export interface RequestRecord {
    * 0.5.0.
    */
   inputs?: { readonly inputResponses?: unknown; readonly requestState?: unknown } | undefined
+  /**
+   * Present on a request the server's dispatch serves from the wire: what
+   * runs, synchronously and in order, when the request ends, before its
+   * answer is handed to the transport (the audit record of a call on a
+   * transport that flushes records before it writes is queued there, with
+   * no effect run for it). Absent on nested calls. Since 0.5.0.
+   */
+  atEnd?: Array<() => void> | undefined
 }
 
 /**

@@ -91,6 +91,15 @@ export class Transport extends Context.Service<
      * polling). Optional: transports with one stream have nothing to detach.
      */
     readonly detach?: ((related: RequestId) => Effect.Effect<void>) | undefined
+    /**
+     * True when the transport flushes the process's pending audit records
+     * synchronously right before each write to its peer (the stdio transport
+     * does): a store may then queue a call's record instead of holding the
+     * call until it is written, and the record still reaches its file before
+     * the answer leaves. Optional: a transport without it gets the store's
+     * default, a call that waits for its record. Since 0.5.0.
+     */
+    readonly flushesAuditBeforeWrite?: boolean | undefined
   }
 >()("effect-mcp-runtime/Transport") {}
 

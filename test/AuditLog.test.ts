@@ -6,7 +6,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { spawn } from "node:child_process"
 import { createHash } from "node:crypto"
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs"
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import * as Effect from "effect/Effect"
@@ -319,6 +319,87 @@ describe("grouped writes", () => {
       assert.deepStrictEqual(missing, [], "every answered call's record is in the file")
       // Calls in flight that were never answered may have records too (written, not yet answered at the kill).
       assert.isAtLeast(digests.size, answered.size)
+      rmSync(dir, { recursive: true, force: true })
+    }
+  )
+})
+
+describe("audit records on stdio", () => {
+  it(
+    "each answer finds its record already in the file; a cancelled call's record is written too",
+    { timeout: 30_000 },
+    async () => {
+      const dir = tempDir()
+      const path = join(dir, "audit.jsonl")
+      const server = spawn(process.execPath, [resolve(import.meta.dirname, "fixtures/audit-server.ts"), path], {
+        stdio: ["pipe", "pipe", "pipe"]
+      })
+      let stderr = ""
+      server.stderr.on("data", (chunk: Buffer) => void (stderr += chunk.toString("utf8")))
+      const digestOf = (text: string) => `sha256:${createHash("sha256").update(canonicalJson({ text })).digest("hex")}`
+      const records = () => (existsSync(path) ? lines(path) : [])
+      const send = (message: unknown) => server.stdin.write(`${JSON.stringify(message)}\n`)
+      const call = (id: number, name: string, text: string) =>
+        send({ jsonrpc: "2.0", id, method: "tools/call", params: { name, arguments: { text } } })
+      // For every answer: the records in the file at the moment it is read (synchronously, before anything else).
+      const seen = new Map<number, Array<any>>()
+      let waiting: ((id: number) => void) | undefined
+      let tail = ""
+      server.stdout.setEncoding("utf8")
+      server.stdout.on("data", (chunk: string) => {
+        const parts = (tail + chunk).split("\n")
+        tail = parts.pop()!
+        for (const part of parts) {
+          const message = JSON.parse(part)
+          seen.set(message.id, records())
+          waiting?.(message.id)
+        }
+      })
+      const answer = (id: number) =>
+        seen.has(id)
+          ? Promise.resolve()
+          : new Promise<void>((done) => {
+              const previous = waiting
+              waiting = (got) => {
+                previous?.(got)
+                if (got === id) done()
+              }
+            })
+      send({
+        jsonrpc: "2.0",
+        id: 0,
+        method: "initialize",
+        params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "1" } }
+      })
+      await answer(0)
+      send({ jsonrpc: "2.0", method: "notifications/initialized" })
+      // Sixteen echo calls at once: each answer finds its own record in the file.
+      for (let i = 1; i <= 16; i++) call(i, "audit_echo", `echo-${i}`)
+      await Promise.all(Array.from({ length: 16 }, (_, i) => answer(i + 1)))
+      for (let i = 1; i <= 16; i++) {
+        const record = seen.get(i)!.find((entry) => entry.argumentsDigest === digestOf(`echo-${i}`))
+        assert.isDefined(record, `call ${i}'s record is in the file when its answer arrives\n${stderr}`)
+        assert.strictEqual(record.outcome, "ok")
+        assert.strictEqual(record.tool, "audit_echo")
+        assert.isAbove(record.bytesOut, 0)
+      }
+      // A call cancelled by the client: no answer, and a record with the outcome `cancelled`.
+      call(100, "audit_wait", "held")
+      send({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 100 } })
+      call(101, "audit_echo", "after")
+      await answer(101)
+      assert.isFalse(seen.has(100), "a cancelled call is not answered")
+      const until = Date.now() + 10_000
+      let cancelled: any
+      while ((cancelled = records().find((entry) => entry.argumentsDigest === digestOf("held"))) === undefined) {
+        assert.isBelow(Date.now(), until, `the cancelled call's record is written\n${stderr}`)
+        await new Promise((done) => setTimeout(done, 20))
+      }
+      assert.strictEqual(cancelled.outcome, "cancelled")
+      assert.isUndefined(cancelled.bytesOut)
+      server.stdin.end()
+      await new Promise((done) => server.once("exit", done))
+      assert.strictEqual(records().length, 18, "one record per call")
       rmSync(dir, { recursive: true, force: true })
     }
   )

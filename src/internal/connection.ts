@@ -42,6 +42,7 @@ import { classify, errorLine, idFromEdges, type Incoming, isNotJson, notificatio
 import { jsonSafe } from "./jsonSafe.ts"
 import { Closing } from "./lifecycle.ts"
 import * as Meta from "./meta.ts"
+import * as OutputBarrier from "./outputBarrier.ts"
 import * as SessionClient from "./sessionClient.ts"
 import type * as Stateless from "./stateless.ts"
 
@@ -133,7 +134,8 @@ export const serve = (deps: Deps): Effect.Effect<void, never, Transport | Scope.
       Context.add(Client, sessionClient.client),
       Context.add(ClientLog, clientLog),
       Context.add(Progress, disabledProgress),
-      Context.add(Closing, closed)
+      Context.add(Closing, closed),
+      Context.add(OutputBarrier.Covered, transport.flushesAuditBeforeWrite === true)
     )
     runFork = Effect.runForkWith(context)
 

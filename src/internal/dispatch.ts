@@ -327,7 +327,8 @@ export const make = (shared: Shared): Dispatch => {
       capability: undefined,
       queueMs: 0,
       outcome: undefined,
-      ended: false
+      ended: false,
+      atEnd: []
     }
     const key = requestKey(id)
     const records = env.records
@@ -381,6 +382,9 @@ export const make = (shared: Shared): Dispatch => {
     const finish = (exit: Exit.Exit<string>): Effect.Effect<void> =>
       Effect.withFiber((fiber) => {
         const cancelled = exit._tag === "Failure"
+        // What the handler left to run at the end (a queued audit record), before the answer is handed over.
+        const atEnd = record.atEnd!
+        for (let i = 0; i < atEnd.length; i++) atEnd[i]!()
         if (records !== undefined && records.get(key) === record) records.delete(key)
         const line = cancelled ? undefined : exit.value
         const outcome = cancelled ? "cancelled" : (record.outcome ?? "ok")

@@ -15,6 +15,7 @@ import type { Client } from "../Client.ts"
 import * as Confirmation from "../Confirmation.ts"
 import * as Deferred from "effect/Deferred"
 import { Gate } from "../Gate.ts"
+import * as OutputBarrier from "../internal/outputBarrier.ts"
 import * as Tasks from "../internal/tasks.ts"
 import type * as TaskStore from "../TaskStore.ts"
 import type { CompiledTool } from "../internal/compileTool.ts"
@@ -160,10 +161,8 @@ const asTask = (
               : Cause.hasInterruptsOnly(exit.cause)
                 ? "cancelled"
                 : "failed",
-            {
-              taskId: taskId(),
-              ...(exit._tag === "Success" ? { bytesOut: utf8Length(JSON.stringify(exit.value)) } : {})
-            }
+            taskId(),
+            exit._tag === "Success" ? utf8Length(JSON.stringify(exit.value)) : undefined
           )
   const call: Tasks.TaskCall = {
     start: (work) =>
@@ -252,7 +251,35 @@ const asTask = (
 // Outcomes a call ends with when the protocol, not the tool, answered it (no result was sent).
 const protocolOutcomes = new Set(["input_required", "input_response_malformed", "missing_client_capability"])
 
-// One audit record: of a call, or (with `taskId`) of the end of the task it created.
+// One audit record: of a call, or (with `taskId`) of the end of the task it created. Built field by field, in the
+// record's order: this runs for every call.
+const callRecord = (
+  request: RequestContext["Service"],
+  tool: string,
+  params: { readonly arguments?: unknown },
+  started: number | undefined,
+  now: number,
+  outcome: string,
+  taskId: string | undefined,
+  bytesOut: number | undefined
+): Call => {
+  const args = params.arguments ?? {}
+  const call: { -readonly [K in keyof Call]: Call[K] } = {
+    time: isoTime(now),
+    correlationId: request.correlationId,
+    tool,
+    arguments: args,
+    outcome,
+    durationMs: started === undefined ? 0 : now - started,
+    bytesIn: utf8Length(JSON.stringify(args))
+  }
+  // Who called, when the transport authenticated the caller.
+  if (request.principal !== undefined) call.principal = request.principal.subject
+  if (taskId !== undefined) call.taskId = taskId
+  if (bytesOut !== undefined) call.bytesOut = bytesOut
+  return call
+}
+
 const auditRecord = (
   audit: AuditLog["Service"],
   request: RequestContext["Service"],
@@ -260,54 +287,54 @@ const auditRecord = (
   params: { readonly arguments?: unknown },
   started: number | undefined,
   outcome: string,
-  more: { readonly taskId?: string | undefined; readonly bytesOut?: number | undefined }
+  taskId: string | undefined,
+  bytesOut: number | undefined
 ): Effect.Effect<void> =>
-  Effect.withFiber((fiber) => {
-    const now = fiber.getRef(Clock.Clock).currentTimeMillisUnsafe()
-    const args = params.arguments ?? {}
-    // Built field by field, in the record's order: this runs for every call.
-    const call: { -readonly [K in keyof Call]: Call[K] } = {
-      time: isoTime(now),
-      correlationId: request.correlationId,
-      tool,
-      arguments: args,
-      outcome,
-      durationMs: started === undefined ? 0 : now - started,
-      bytesIn: utf8Length(JSON.stringify(args))
-    }
-    // Who called, when the transport authenticated the caller.
-    if (request.principal !== undefined) call.principal = request.principal.subject
-    if (more.taskId !== undefined) call.taskId = more.taskId
-    if (more.bytesOut !== undefined) call.bytesOut = more.bytesOut
-    return audit.record(call)
-  })
+  Effect.withFiber((fiber) =>
+    audit.record(
+      callRecord(
+        request,
+        tool,
+        params,
+        started,
+        fiber.getRef(Clock.Clock).currentTimeMillisUnsafe(),
+        outcome,
+        taskId,
+        bytesOut
+      )
+    )
+  )
 
-// The audit record of one call; `answer` is undefined when the call was cancelled or the protocol answered it.
+// The outcome of a call's record; `answer` is undefined when the call was cancelled or the protocol answered it.
+const answerOutcome = (request: RequestContext["Service"], answer: Method.RawJson | undefined): string => {
+  const recorded = request.record.outcome
+  return answer === undefined
+    ? recorded !== undefined && protocolOutcomes.has(recorded)
+      ? recorded
+      : "cancelled"
+    : (recorded ?? "ok")
+}
+
+// The audit record of one call the protocol answered before it ran (refused, declined), then the answer.
 const audited = (
   audit: AuditLog["Service"],
   params: { readonly name: string; readonly arguments?: unknown },
   request: RequestContext["Service"],
-  started: number | undefined,
   answer: Method.RawJson | undefined
-): Effect.Effect<Method.RawJson> => {
-  const recorded = request.record.outcome
-  return Effect.as(
+): Effect.Effect<Method.RawJson> =>
+  Effect.as(
     auditRecord(
       audit,
       request,
       request.record.tool ?? params.name,
       params,
-      started,
-      answer === undefined
-        ? recorded !== undefined && protocolOutcomes.has(recorded)
-          ? recorded
-          : "cancelled"
-        : (recorded ?? "ok"),
-      answer === undefined ? {} : { bytesOut: utf8Length(answer.json) }
+      undefined,
+      answerOutcome(request, answer),
+      undefined,
+      answer === undefined ? undefined : utf8Length(answer.json)
     ),
     answer as Method.RawJson
   )
-}
 
 /**
  * Decodes the arguments with the tool's input Schema and runs it under the
@@ -372,7 +399,7 @@ export const toolsCall = Method.request("tools/call", {
           const refused = Effect.fail(Tasks.missingExtension(`The tool ${tool.name}`))
           return audit._tag === "None"
             ? refused
-            : Effect.andThen(audited(audit.value, params, request, undefined, undefined), refused)
+            : Effect.andThen(audited(audit.value, params, request, undefined), refused)
         }
         const answering: Answering = {
           request,
@@ -400,9 +427,7 @@ export const toolsCall = Method.request("tools/call", {
                     ),
                     answering
                   )
-                  return audit._tag === "None"
-                    ? Effect.succeed(answer)
-                    : audited(audit.value, params, request, undefined, answer)
+                  return audit._tag === "None" ? Effect.succeed(answer) : audited(audit.value, params, request, answer)
                 },
                 onSuccess: () => confirmed(tool, params, answering, context, audit)
               })
@@ -451,7 +476,7 @@ const confirmed = (
       )
     }
     const answer = respond(decision.result, answering)
-    return audit._tag === "None" ? Effect.succeed(answer) : audited(audit.value, params, request, undefined, answer)
+    return audit._tag === "None" ? Effect.succeed(answer) : audited(audit.value, params, request, answer)
   })
 }
 
@@ -469,7 +494,7 @@ const call = (
   // Invalid arguments are answered at once, without waiting for a slot.
   if (!Effect.isEffect(prepared)) {
     const answer = respond(prepared, answering)
-    return audit._tag === "None" ? Effect.succeed(answer) : audited(audit.value, params, request, undefined, answer)
+    return audit._tag === "None" ? Effect.succeed(answer) : audited(audit.value, params, request, answer)
   }
   const executor = Context.get(context, Executor)
   const limit = executor.limits(tool.target).maxResultBytes
@@ -493,11 +518,51 @@ const call = (
       ? asTask(tool, prepared, answering, executor, limit, runner, settled, audit, params)
       : settled(executor.run(tool.target, prepared, record))
   if (audit._tag === "None") return run
+  const store = audit.value
+  const atEnd = record.atEnd
+  if (
+    atEnd !== undefined &&
+    store.enqueue !== undefined &&
+    Context.get(context as unknown as Context.Context<never>, OutputBarrier.Covered)
+  ) {
+    // Served from a transport that writes the queued records before each of its writes: the record is queued when
+    // the request ends (before its answer is handed to the transport), with no effect run and nothing waiting.
+    const clock = Context.get(context as unknown as Context.Context<never>, Clock.Clock)
+    const started = clock.currentTimeMillisUnsafe()
+    let answer: Method.RawJson | undefined
+    atEnd.push(() =>
+      store.enqueue!(
+        callRecord(
+          request,
+          record.tool ?? params.name,
+          params,
+          started,
+          clock.currentTimeMillisUnsafe(),
+          answerOutcome(request, answer),
+          undefined,
+          answer === undefined ? undefined : utf8Length(answer.json)
+        )
+      )
+    )
+    return Effect.map(run, (answered) => (answer = answered))
+  }
   return Effect.withFiber((fiber) => {
     const started = fiber.getRef(Clock.Clock).currentTimeMillisUnsafe()
     // The record is written before the answer leaves: `record` completes once the record is in the store.
-    return Effect.onExit(run, (exit) =>
-      audited(audit.value, params, request, started, exit._tag === "Success" ? exit.value : undefined)
-    )
+    return Effect.onExit(run, (exit) => {
+      const answer = exit._tag === "Success" ? exit.value : undefined
+      return audit.value.record(
+        callRecord(
+          request,
+          request.record.tool ?? params.name,
+          params,
+          started,
+          fiber.getRef(Clock.Clock).currentTimeMillisUnsafe(),
+          answerOutcome(request, answer),
+          undefined,
+          answer === undefined ? undefined : utf8Length(answer.json)
+        )
+      )
+    })
   })
 }
