@@ -17,7 +17,8 @@ import { bundle } from "./bundle.ts"
 
 const bundleFile = "dist/mcp-runtime.main.js"
 const launcherFile = "dist/mcp-runtime.js"
-rmSync("dist/chunks", { recursive: true, force: true })
+// A clean output: nothing of an earlier build (a chunk, a map of a file no longer built) is left to be packed.
+rmSync("dist", { recursive: true, force: true })
 const bytes = await bundle("src/cli/main.ts", bundleFile, { splitting: true })
 const digest = createHash("sha256").update(readFileSync(bundleFile)).digest("hex")
 

@@ -12,6 +12,7 @@ import * as Effect from "effect/Effect"
 import * as Semaphore from "effect/Semaphore"
 import * as Tracer from "effect/Tracer"
 import { analyze, type Problem, type Reference } from "../../src/internal/codeAnalysis.ts"
+import { ParserUnavailable, parserUnavailableSuggestion } from "../../src/internal/optionalParser.ts"
 import { editDistance } from "../../src/internal/editDistance.ts"
 import type { Kernel } from "../../src/Kernel.ts"
 import { type CallToolResult, errorMetaKey } from "../../src/McpSchema.ts"
@@ -143,7 +144,13 @@ export const check = (
       suggestion: "Send less code: move the repetitive part into a loop, or save parts with code_save."
     }
   }
-  const analysis = analyze(source, { language })
+  let analysis: ReturnType<typeof analyze>
+  try {
+    analysis = analyze(source, { language })
+  } catch (error) {
+    if (!(error instanceof ParserUnavailable)) throw error
+    return { _tag: "Refused", message: error.message, code: error.code, suggestion: parserUnavailableSuggestion }
+  }
   if (analysis._tag === "Refused") {
     return {
       _tag: "Refused",

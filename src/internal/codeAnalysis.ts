@@ -37,6 +37,7 @@
  */
 import { createRequire } from "node:module"
 import type * as Oxc from "oxc-parser"
+import { ParserUnavailable } from "./optionalParser.ts"
 
 /** A tool the code calls, at its first call (the position of `mcp`). */
 export interface Reference {
@@ -69,7 +70,17 @@ let oxc: typeof Oxc | undefined
 
 // A native module, loaded on first use (synchronously: `require` of an ES module) so that merely importing this
 // module costs nothing.
-const parser = (): typeof Oxc => (oxc ??= createRequire(import.meta.url)("oxc-parser") as typeof Oxc)
+// An optional peer dependency: when it is missing, `ParserUnavailable` says how to install it.
+const parser = (): typeof Oxc => {
+  if (oxc === undefined) {
+    try {
+      oxc = createRequire(import.meta.url)("oxc-parser") as typeof Oxc
+    } catch (cause) {
+      throw new ParserUnavailable(cause)
+    }
+  }
+  return oxc
+}
 
 let raw: boolean | undefined
 
