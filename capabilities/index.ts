@@ -6,11 +6,15 @@
  *
  * @since 0.1.0
  */
+import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type { CommandRunner } from "../src/CommandRunner.ts"
 import type * as Kernel from "../src/Kernel.ts"
 import type { Sandbox } from "../src/Sandbox.ts"
 import type { Workspace, WorkspaceError } from "../src/Workspace.ts"
+import { SocketError } from "../src/internal/daemonSocket.ts"
+import { BridgeListener } from "../src/internal/bridgeProtocol.ts"
+import { BridgeCapability } from "./bridge/index.ts"
 import { CodeCapability } from "./code/index.ts"
 import { CodeSettings, type CodeSettingsShape } from "./code/settings.ts"
 import type { LearnedStore } from "./code/store.ts"
@@ -83,12 +87,17 @@ export interface BundleServices {
   readonly sandbox: Layer.Layer<Sandbox>
   /** Where code mode keeps learned capabilities (the binary's: a directory under the state directory). Since 0.3.0. */
   readonly learnedStore: Layer.Layer<LearnedStore>
+  /**
+   * The bridge's socket, for the `bridge` capability (`layers/BridgeServer.ts`; the binary's `serve --bridge`).
+   * Since 0.5.0.
+   */
+  readonly bridge?: Layer.Layer<BridgeListener, SocketError> | undefined
 }
 
 type Bundle = (
   settings: BundleSettings,
   services: BundleServices
-) => Layer.Layer<never, Kernel.KernelError | WorkspaceError, Kernel.Kernel>
+) => Layer.Layer<never, Kernel.KernelError | WorkspaceError | SocketError, Kernel.Kernel>
 
 /**
  * Every bundled capability, by id: how to build it from the settings and the
@@ -102,7 +111,7 @@ type Bundle = (
  * ```ts
  * import { bundled } from "./capabilities/index.ts"
  *
- * Object.keys(bundled) // => ["system", "workspace", "exec", "fe", "skills", "code", "conformance"]
+ * Object.keys(bundled) // => ["system", "workspace", "exec", "fe", "skills", "code", "conformance", "bridge"]
  * ```
  *
  * @category constants
@@ -138,7 +147,27 @@ export const bundled = {
       Layer.provide([services.sandbox, services.learnedStore]),
       Layer.provide(settings.code === undefined ? Layer.empty : Layer.succeed(CodeSettings, settings.code))
     ),
-  conformance: () => ConformanceCapability
+  conformance: () => ConformanceCapability,
+  // Tools and resources of running applications, registered at run time through a local socket (`serve --bridge`).
+  bridge: (_settings, services) =>
+    // Built for its effects (the capability registered, the socket served); the service the tools read stays inside.
+    Layer.provide(
+      Layer.empty,
+      BridgeCapability.pipe(
+        Layer.provide(
+          services.bridge ??
+            Layer.effect(
+              BridgeListener,
+              Effect.fail(
+                new SocketError({
+                  code: "ENOBRIDGE",
+                  message: "The bridge capability needs the bridge's socket: start the server with --bridge"
+                })
+              )
+            )
+        )
+      )
+    )
 } as const satisfies Record<string, Bundle>
 
 /**
@@ -221,12 +250,14 @@ export const layer = (
   ids: ReadonlyArray<BundledId>,
   settings: BundleSettings,
   services: BundleServices
-): Layer.Layer<never, Kernel.KernelError | WorkspaceError, Kernel.Kernel> => {
-  return ids.reduce(
-    (acc: Layer.Layer<never, Kernel.KernelError | WorkspaceError, Kernel.Kernel>, id) =>
-      Layer.merge(acc, bundled[id](settings, services)),
-    Layer.empty
-  )
+): Layer.Layer<never, Kernel.KernelError | WorkspaceError | SocketError, Kernel.Kernel> => {
+  return ids.reduce((acc: Layer.Layer<never, Kernel.KernelError | WorkspaceError | SocketError, Kernel.Kernel>, id) => {
+    const one: Layer.Layer<never, Kernel.KernelError | WorkspaceError | SocketError, Kernel.Kernel> = bundled[id](
+      settings,
+      services
+    )
+    return Layer.merge(acc, one)
+  }, Layer.empty)
 }
 
 /**

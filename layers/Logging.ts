@@ -117,7 +117,21 @@ const preformatted = (
  * ```ts
  * import * as Logging from "effect-mcp-runtime/layers/Logging"
  *
- * Logging.formatRequestLine(7, Date.UTC(2026, 10, 25), "tools/call", 1, "ab12-1", "system_echo", 0, 0.2, "ok", 90, 120)
+ * Logging.formatRequestLine(
+ *   7,
+ *   Date.UTC(2026, 10, 25),
+ *   "tools/call",
+ *   1,
+ *   "ab12-1",
+ *   "system",
+ *   "system_echo",
+ *   0,
+ *   0.2,
+ *   "ok",
+ *   undefined,
+ *   90,
+ *   120
+ * )
  * // => '{"message":"request","level":"INFO","timestamp":"2026-11-25T00:00:00.000Z","annotations":{"method":"tools/call",…},"spans":{},"fiberId":"#7"}'
  * ```
  *
@@ -327,9 +341,11 @@ function stderrWorkerMain(require: (id: string) => any, makeFormat: () => Reques
             batch[i + 8],
             batch[i + 9],
             batch[i + 10],
-            batch[i + 11]
+            batch[i + 11],
+            batch[i + 12],
+            batch[i + 13]
           ) + "\n"
-        i += 12
+        i += 14
       }
       if (lines > 0 && chunk.length + line.length > chunkChars) flush()
       chunk += line
@@ -455,7 +471,21 @@ export const makeStderrWriter = (): StderrWriter => {
       items++
       schedule()
     },
-    request: (fiberId, millis, method, id, correlationId, tool, queueMs, elapsedMs, outcome, bytesIn, bytesOut) => {
+    request: (
+      fiberId,
+      millis,
+      method,
+      id,
+      correlationId,
+      component,
+      tool,
+      queueMs,
+      elapsedMs,
+      outcome,
+      error,
+      bytesIn,
+      bytesOut
+    ) => {
       if (fallback !== undefined) {
         return fallback.request(
           fiberId,
@@ -463,15 +493,32 @@ export const makeStderrWriter = (): StderrWriter => {
           method,
           id,
           correlationId,
+          component,
           tool,
           queueMs,
           elapsedMs,
           outcome,
+          error,
           bytesIn,
           bytesOut
         )
       }
-      batch.push(0, fiberId, millis, method, id, correlationId, tool, queueMs, elapsedMs, outcome, bytesIn, bytesOut)
+      batch.push(
+        0,
+        fiberId,
+        millis,
+        method,
+        id,
+        correlationId,
+        component,
+        tool,
+        queueMs,
+        elapsedMs,
+        outcome,
+        error,
+        bytesIn,
+        bytesOut
+      )
       if (++items >= 2048) post()
       else schedule()
     },

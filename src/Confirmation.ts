@@ -35,7 +35,9 @@ import { failureResult } from "./internal/compileTool.ts"
 
 /**
  * The confirmation settings: the tools that need no confirmation, by
- * public-name glob. Default: none.
+ * public-name glob. Default: none. A glob that matches no published tool
+ * name when the server starts is reported in a warning with the nearest
+ * name (run-time `app_` names, registered later, excepted).
  *
  * **Example**
  *

@@ -36,14 +36,28 @@ import * as Policy from "./Policy.ts"
 
 /**
  * No slot was free: the queue was full, the wait ran out, or the policy says
- * to reject at once. `message` names the tool, the count and the limit.
+ * to reject at once. `message` names the tool, the count and the limit; the
+ * other fields say the same as data (the executor sets them all; `scope`,
+ * `reason`, `queued`, `maxQueued` and `queueTimeoutMs` since 0.5.0). A
+ * limit that is off (`Infinity`) is `Infinity` here.
  *
  * **Example**
  *
  * ```ts
  * import { Overloaded } from "effect-mcp-runtime/Executor"
  *
- * const error = new Overloaded({ message: "Server busy", tool: "exec_run", limit: 2, active: 2, waitedMs: 0 })
+ * const error = new Overloaded({
+ *   message: "Server busy",
+ *   tool: "exec_run",
+ *   limit: 2,
+ *   active: 2,
+ *   waitedMs: 0,
+ *   scope: "tool",
+ *   reason: "rejected",
+ *   queued: 0,
+ *   maxQueued: 0,
+ *   queueTimeoutMs: 30_000
+ * })
  * ```
  *
  * @category errors
@@ -52,16 +66,31 @@ import * as Policy from "./Policy.ts"
 export class Overloaded extends Schema.TaggedError<Overloaded>()("Overloaded", {
   message: Schema.String,
   tool: Schema.String,
-  /** The limit that was full. */
+  /** The limit that was full (a `maxConcurrent`). */
   limit: Schema.Number,
   /** How many calls held it. */
   active: Schema.Number,
   /** How long the call waited before giving up (0: rejected at once). */
-  waitedMs: Schema.Number
+  waitedMs: Schema.Number,
+  /** Whose limit was full: the tool's own `maxConcurrent`, or the server-wide one. */
+  scope: Schema.optionalKey(Schema.Literals(["tool", "server"])),
+  /**
+   * Why the call got no slot: `rejected` (the policy rejects calls it cannot
+   * start at once), `queue_full` (`maxQueued` calls were already waiting) or
+   * `queue_timeout` (it waited `queueTimeout` and gave up).
+   */
+  reason: Schema.optionalKey(Schema.Literals(["rejected", "queue_full", "queue_timeout"])),
+  /** How many other calls were waiting for a slot, server-wide, when it gave up. */
+  queued: Schema.optionalKey(Schema.Number),
+  /** The most calls that may wait (`maxQueued`; 0 when the policy rejects at once). */
+  maxQueued: Schema.optionalKey(Schema.Number),
+  /** How long a call may wait for its slot(s), in milliseconds (`queueTimeout`). */
+  queueTimeoutMs: Schema.optionalKey(Schema.Number)
 }) {}
 
 /**
- * The call ran past its timeout and was interrupted.
+ * The call ran past its timeout and was interrupted. `elapsedMs` (since
+ * 0.5.0) is how long it ran until it had stopped, its finalizers included.
  *
  * **Example**
  *
@@ -84,12 +113,18 @@ export class TimedOut extends Schema.TaggedError<TimedOut>()("TimedOut", {
   tool: Schema.String,
   timeoutMs: Schema.Number,
   /** Which setting the timeout came from (see `Policy.Source`). */
-  source: Schema.String
+  source: Schema.String,
+  /**
+   * How long the call ran, in milliseconds, until it had stopped: the
+   * timeout, plus the time its interruption took (its finalizers).
+   */
+  elapsedMs: Schema.optionalKey(Schema.Number)
 }) {}
 
 /**
  * The `TimedOut` of a tool stopped at its timeout, worded as the executor
  * words it (also for the part of a task's call it does not run itself).
+ * `elapsedMs`, how long the call had run, defaults to the timeout.
  *
  * **Example**
  *
@@ -105,13 +140,15 @@ export class TimedOut extends Schema.TaggedError<TimedOut>()("TimedOut", {
  */
 export const timedOut = (
   target: { readonly name: string },
-  timeout: { readonly value: number; readonly source: string }
+  timeout: { readonly value: number; readonly source: string },
+  elapsedMs: number = timeout.value
 ): TimedOut =>
   new TimedOut({
     message: `Tool ${target.name} did not finish within ${timeout.value} ms (${timeout.source}); it was stopped.`,
     tool: target.name,
     timeoutMs: timeout.value,
-    source: timeout.source
+    source: timeout.source,
+    elapsedMs
   })
 
 /**
@@ -331,7 +368,12 @@ const makeWith = (policy: Policy.PolicyShape, timers: Timers, now: () => number)
       tool: target.name,
       limit,
       active,
-      waitedMs
+      waitedMs,
+      scope: toolFull ? "tool" : "server",
+      reason: shortage === "rejected" ? "rejected" : shortage === "queue-full" ? "queue_full" : "queue_timeout",
+      queued: waiting,
+      maxQueued: reject ? 0 : policy.maxQueued,
+      queueTimeoutMs
     })
   }
 
@@ -362,6 +404,7 @@ const makeWith = (policy: Policy.PolicyShape, timers: Timers, now: () => number)
           return done
         }
         if (release !== undefined) fiber.addObserver(release)
+        const startedAt = now()
         let expired = false
         const timer = timers.schedule(timeout.value, () => {
           expired = true
@@ -372,7 +415,7 @@ const makeWith = (policy: Policy.PolicyShape, timers: Timers, now: () => number)
           Effect.flatMap((exit): Effect.Effect<A, E | TimedOut> => {
             timer.cancel()
             if (!expired || exit._tag === "Success") return exit
-            return Effect.fail(timedOut(target, timeout))
+            return Effect.fail(timedOut(target, timeout, Math.round((now() - startedAt) * 1000) / 1000))
           })
         )
       })

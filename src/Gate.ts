@@ -117,6 +117,13 @@ export class Gate extends Context.Service<
   {
     /** Succeeds when the call may go ahead, fails with `Denied` when it may not. */
     readonly check: (access: Access) => Effect.Effect<void, Denied>
+    /**
+     * The rules the gate decides by, when it has any ({@link fromRules} sets
+     * them): the server reads them at start-up and logs a warning for each
+     * `names` pattern that matches no published name (such a rule never
+     * applies). A gate of your own may leave it out. Since 0.5.0.
+     */
+    readonly rules?: ReadonlyArray<Rule> | undefined
   }
 >()("effect-mcp-runtime/Gate") {}
 
@@ -124,7 +131,10 @@ export class Gate extends Context.Service<
  * One rule. `names` and `principals` are globs (`*` any run of characters,
  * `?` one character); a rule without `principals` matches every caller
  * (including an unidentified one), a rule without `methods` every gated
- * method.
+ * method. A `names` pattern that matches no published name (of a tool,
+ * prompt or resource, as its `methods` allow) when the server starts is
+ * reported in a warning with the nearest name; patterns that could match a
+ * run-time (`app_`) name, registered later, are not.
  *
  * **Example**
  *
@@ -198,6 +208,7 @@ export const fromRules = (options: {
   }))
   const fallback = options.defaultEffect ?? "allow"
   return Gate.of({
+    rules: options.rules,
     check: (access) =>
       Effect.suspend(() => {
         for (let i = 0; i < compiled.length; i++) {

@@ -75,6 +75,7 @@ import { Closing } from "./internal/lifecycle.ts"
 import { serverInfoOf } from "./internal/modern.ts"
 import * as Tasks from "./internal/tasks.ts"
 import * as Stateless from "./internal/stateless.ts"
+import * as UnknownKeys from "./internal/unknownKeys.ts"
 import { Inspector } from "./Inspector.ts"
 import { Kernel } from "./Kernel.ts"
 import type { RequestId } from "./McpSchema.ts"
@@ -282,7 +283,9 @@ export interface Server {
  * executor (the one in context, else one built from the `Policy`), the
  * request pipeline. Its {@link Server.connection} serves a transport; its
  * {@link Server.request} serves a stateless request; both share the
- * executor's limits.
+ * executor's limits. It logs a warning for each `Policy` key, gate rule
+ * name and confirmation pre-approval that names nothing the kernel
+ * publishes (such a setting has no effect), with the nearest public name.
  *
  * **Example**
  *
@@ -307,6 +310,8 @@ export const make = <const Methods extends ReadonlyArray<Method.Any> = typeof de
     const kernel = yield* Kernel
     const config = yield* ServerConfig
     const policy = yield* Policy.Policy
+    // A policy key, gate pattern or pre-approval that names nothing published is without effect: a warning each.
+    yield* UnknownKeys.warnAtStart(kernel, policy)
     const provided = yield* Effect.serviceOption(Executor)
     const executor = Option.isSome(provided) ? provided.value : yield* makeExecutor(policy)
     const clock = yield* Clock.Clock

@@ -15,6 +15,12 @@
  *
  * The operator's configuration always beats what the code says.
  *
+ * A `tools` key is a public name (`<capability>_<name>`), a `capabilities`
+ * key a capability id. A key that names nothing has no effect: the server
+ * logs a warning for each such key at start-up, naming the nearest public
+ * name, and {@link layerFor} makes it a type error where the tools are known
+ * in code.
+ *
  * **Example**
  *
  * ```ts
@@ -118,9 +124,16 @@ export interface PolicyShape {
    * `logging/setLevel` (default `"info"`).
    */
   readonly clientLogLevel: LoggingLevel
-  /** Limits per tool, by public name (`"exec_run"`). */
+  /**
+   * Limits per tool, by public name (`"exec_run"`, not the bare `"run"`);
+   * prompts and resources run under them too, by their public names. A key
+   * that names nothing published is reported in a warning at start-up.
+   */
   readonly tools: { readonly [publicName: string]: Limits }
-  /** Limits for every tool of a capability, by capability id (`"exec"`). */
+  /**
+   * Limits for every tool of a capability, by capability id (`"exec"`). A
+   * key that names no capability is reported in a warning at start-up.
+   */
   readonly capabilities: { readonly [id: string]: Limits }
 }
 
@@ -299,8 +312,29 @@ export const problems = (policy: PolicyShape): Array<string> => {
 }
 
 /**
+ * The settings {@link layer} takes: any of {@link PolicyShape}, each optional.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import type * as Policy from "effect-mcp-runtime/Policy"
+ *
+ * const options: Policy.Options = { maxConcurrent: 4, tools: { exec_run: { timeout: "10 minutes" } } }
+ * ```
+ *
+ * @category models
+ * @since 0.5.0
+ */
+export type Options = { readonly [K in keyof PolicyShape]?: PolicyShape[K] | undefined }
+
+/**
  * Overrides some settings, keeping the defaults for the rest. Building the
  * layer fails with a {@link PolicyError} listing every unusable setting.
+ *
+ * `tools` and `capabilities` take any string here (names known only at run
+ * time, a configuration file's keys); a key that names nothing published is
+ * reported in a warning when the server starts. Where the tools are known in
+ * code, prefer {@link layerFor}: a wrong key is a type error.
  *
  * **Example**
  *
@@ -313,9 +347,7 @@ export const problems = (policy: PolicyShape): Array<string> => {
  * @category layers
  * @since 0.1.0
  */
-export const layer = (options: {
-  readonly [K in keyof PolicyShape]?: PolicyShape[K] | undefined
-}): Layer.Layer<never, PolicyError> =>
+export const layer = (options: Options): Layer.Layer<never, PolicyError> =>
   Layer.effect(
     Policy,
     Effect.suspend(() => {
@@ -327,6 +359,127 @@ export const layer = (options: {
       return found.length === 0 ? Effect.succeed(policy) : Effect.fail(new PolicyError({ problems: found }))
     })
   ) as Layer.Layer<never, PolicyError>
+
+/**
+ * What names a tool for {@link layerFor}: a declared tool (`Tool.make`, its
+ * `name`) or a handled one (its `tool.name`). A declared prompt
+ * (`Prompt.make`) has a `name` too: it is limited by its public name as a
+ * tool is.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import type * as Policy from "effect-mcp-runtime/Policy"
+ *
+ * const declared: Policy.NamedTool = { name: "search" }
+ * ```
+ *
+ * @category models
+ * @since 0.5.0
+ */
+export type NamedTool = { readonly name: string } | { readonly tool: { readonly name: string } }
+
+/**
+ * The bare name of a {@link NamedTool}: its string literal when it has one,
+ * else `string`.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import type * as Policy from "effect-mcp-runtime/Policy"
+ *
+ * type Name = Policy.ToolName<{ readonly name: "search" }> // "search"
+ * ```
+ *
+ * @category models
+ * @since 0.5.0
+ */
+export type ToolName<T> = T extends { readonly tool: { readonly name: infer N extends string } }
+  ? N
+  : T extends { readonly name: infer N extends string }
+    ? N
+    : never
+
+/**
+ * The public names of the tools of some capabilities, given as capability id
+ * → tools: `<id>_<name>` for each. A tool whose name is not a string literal
+ * contributes `<id>_${string}` (its capability's prefix is still checked).
+ *
+ * **Example**
+ *
+ * ```ts
+ * import type * as Policy from "effect-mcp-runtime/Policy"
+ *
+ * type Names = Policy.PublicName<{ notes: [{ readonly name: "search" }, { readonly name: "rebuild" }] }>
+ * // "notes_search" | "notes_rebuild"
+ * ```
+ *
+ * @category models
+ * @since 0.5.0
+ */
+export type PublicName<Capabilities extends { readonly [id: string]: ReadonlyArray<NamedTool> }> = {
+  readonly [Id in keyof Capabilities & string]: `${Id}_${ToolName<Capabilities[Id][number]>}`
+}[keyof Capabilities & string]
+
+/**
+ * The settings {@link layerFor} takes: as {@link Options}, with `tools` keyed
+ * by the known public names and `capabilities` by the known ids. Run-time
+ * names (`app_…`, capability `app`) are accepted too: they are not known in
+ * code.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import type * as Policy from "effect-mcp-runtime/Policy"
+ *
+ * const options: Policy.TypedOptions<"notes_search", "notes"> = { tools: { notes_search: { timeout: "1 minute" } } }
+ * ```
+ *
+ * @category models
+ * @since 0.5.0
+ */
+export type TypedOptions<Name extends string, Id extends string> = Omit<Options, "tools" | "capabilities"> & {
+  readonly tools?: { readonly [K in Name | `app_${string}`]?: Limits } | undefined
+  readonly capabilities?: { readonly [K in Id | "app"]?: Limits } | undefined
+}
+
+/**
+ * {@link layer} with the names checked by the compiler: given the
+ * capabilities as id → tools (the same tools given to `Capability.make`),
+ * it returns a `layer` whose `tools` keys must be their public names
+ * (`notes_search`, not the bare `search`) and whose `capabilities` keys must
+ * be their ids. The recommended form wherever the tools are known in code;
+ * {@link layer} remains for names known only at run time.
+ *
+ * Declared tools (`Tool.make`) carry their name as a string literal; a tool
+ * typed with a plain `string` name is checked by its capability prefix
+ * only. A tool the kernel publishes under an alias (`Kernel.Options.aliases`)
+ * needs {@link layer}.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import * as Policy from "effect-mcp-runtime/Policy"
+ * import * as Tool from "effect-mcp-runtime/Tool"
+ *
+ * const search = Tool.make("search", { description: "Searches the notes." })
+ * const rebuild = Tool.make("rebuild", { description: "Rebuilds the index." })
+ *
+ * const PolicyLive = Policy.layerFor({ notes: [search, rebuild] })({
+ *   tools: { notes_rebuild: { timeout: "10 minutes", maxConcurrent: 1 } },
+ *   capabilities: { notes: { timeout: "1 minute" } }
+ * })
+ * // Policy.layerFor({ notes: [search, rebuild] })({ tools: { rebuild: {} } }) does not compile
+ * ```
+ *
+ * @category layers
+ * @since 0.5.0
+ */
+export const layerFor =
+  <const Capabilities extends { readonly [id: string]: ReadonlyArray<NamedTool> }>(_capabilities: Capabilities) =>
+  (options: TypedOptions<PublicName<Capabilities>, keyof Capabilities & string>): Layer.Layer<never, PolicyError> =>
+    // The keys were checked above; the shape is the same.
+    layer(options as Options)
 
 /**
  * Where a limit in force came from, as named in error messages.

@@ -44,6 +44,13 @@ export interface RequestRecord {
    */
   outcome: string | undefined
   /**
+   * What went wrong, for a request that did not end `ok`: the message of
+   * its JSON-RPC error, or the text of a tool's `isError` result (without
+   * its suggestion). The per-request log line carries it as `error`. Since
+   * 0.5.0.
+   */
+  error?: string | undefined
+  /**
    * Set when the request was cancelled or has ended: from then on nothing
    * more is sent for it (progress, client log messages).
    */

@@ -304,8 +304,12 @@ export type Handler<T extends Tool<any, any, any>, E, R> = (
  * @category models
  * @since 0.1.0
  */
-export interface Handled<R = never> {
-  readonly tool: Tool<string, ObjectSchema, ObjectSchema | undefined>
+export interface Handled<
+  R = never,
+  T extends Tool<any, any, any> = Tool<string, ObjectSchema, ObjectSchema | undefined>
+> {
+  /** The declaration, with its type: its name as a literal, its input and output Schemas (since 0.5.0). */
+  readonly tool: T
   readonly handler: (input: any) => Effect.Effect<unknown, unknown, R>
 }
 
@@ -487,9 +491,9 @@ export const make = <
  * @since 0.1.0
  */
 export const handle: {
-  <T extends Tool<any, any, any>, E, R>(handler: Handler<T, E, R>): (self: T) => Handled<R>
-  <T extends Tool<any, any, any>, E, R>(self: T, handler: Handler<T, E, R>): Handled<R>
-} = dual(2, <T extends Tool<any, any, any>, E, R>(self: T, handler: Handler<T, E, R>): Handled<R> => ({
+  <T extends Tool<any, any, any>, E, R>(handler: Handler<T, E, R>): (self: T) => Handled<R, T>
+  <T extends Tool<any, any, any>, E, R>(self: T, handler: Handler<T, E, R>): Handled<R, T>
+} = dual(2, <T extends Tool<any, any, any>, E, R>(self: T, handler: Handler<T, E, R>): Handled<R, T> => ({
   tool: self,
   handler
 }))

@@ -172,6 +172,67 @@ describe("Executor", () => {
     }).pipe(Effect.scoped)
   )
 
+  it.effect("Overloaded and TimedOut carry the limits, the counts and the times as data", () =>
+    Effect.gen(function* () {
+      const executor = yield* Executor.make({
+        ...Policy.defaults,
+        maxConcurrent: 1,
+        maxQueued: 1,
+        queueTimeout: "2 seconds",
+        timeout: "3 seconds"
+      })
+      const target: Executor.Target = { name: "t_x", capability: "t" }
+      const holder = yield* Effect.forkChild(Effect.flip(executor.run(target, Effect.never)))
+      yield* settle
+      const waiter = yield* Effect.forkChild(Effect.flip(executor.run(target, Effect.void)))
+      yield* settle
+      const full = yield* Effect.flip(executor.run(target, Effect.void))
+      assert.deepInclude(full, {
+        _tag: "Overloaded",
+        tool: "t_x",
+        limit: 1,
+        active: 1,
+        waitedMs: 0,
+        scope: "server",
+        reason: "queue_full",
+        queued: 1,
+        maxQueued: 1,
+        queueTimeoutMs: 2000
+      })
+      yield* TestClock.adjust("2 seconds")
+      assert.deepInclude(yield* Fiber.join(waiter), {
+        _tag: "Overloaded",
+        reason: "queue_timeout",
+        scope: "server",
+        queued: 0,
+        waitedMs: 2000
+      })
+      yield* TestClock.adjust("1 second")
+      assert.deepInclude(yield* Fiber.join(holder), {
+        _tag: "TimedOut",
+        tool: "t_x",
+        timeoutMs: 3000,
+        source: "the server default",
+        elapsedMs: 3000
+      })
+      // A policy that rejects at once has no queue.
+      const rejecting = yield* Executor.make({
+        ...Policy.defaults,
+        onOverload: "reject",
+        tools: { t_x: { maxConcurrent: 1 } }
+      })
+      yield* Effect.forkChild(rejecting.run(target, Effect.never))
+      yield* settle
+      assert.deepInclude(yield* Effect.flip(rejecting.run(target, Effect.void)), {
+        scope: "tool",
+        reason: "rejected",
+        limit: 1,
+        active: 1,
+        maxQueued: 0
+      })
+    }).pipe(Effect.scoped)
+  )
+
   it.effect("a call that dies while queued for the global slot gives its tool slot back", () =>
     Effect.gen(function* () {
       const executor = yield* Executor.make({

@@ -215,6 +215,11 @@ describe("fe_batch", { timeout: 240_000 }, () => {
       assert.deepStrictEqual(result.verify.newProblems, [])
       assert.isAtLeast(result.verify.fixed, chosen.length - 1)
       assert.isBelow(result.verify.after.errors, result.verify.before.errors)
+      // Each check's step names its whole output, readable as a resource.
+      const afterTypecheck = result.verify.after.steps.find((s: any) => s.step === "typecheck")
+      assert.match(afterTypecheck.log, /^fe:\/\/build\/[0-9a-f]{8}-typecheck$/)
+      assert.notStrictEqual(afterTypecheck.log, result.verify.before.steps[0].log)
+      assert.include((yield* fe.readResource(afterTypecheck.log))[0].text, "fe_verify typecheck (run ")
       // tsc's TS6133 and ESLint's no-unused-vars name one edit: applied once.
       assert.isTrue(
         result.operations.some((o: any) => /already applied by operation/.test(o.summary)),

@@ -113,31 +113,31 @@ describe("fe_skeleton", () => {
           "# 7 source files under the root (react project, source in src)",
           "src/App.tsx",
           "  imports: react {useState}; ./components/Cart.tsx {Cart, type CartProps}",
-          "  component App() (default export)",
+          "  L4-7 component App() (default export)",
           "src/broken.ts",
           "  ! does not parse: Expected `}` but found `EOF`",
           "  (no exports)",
           "src/index.ts",
-          "  export * from ./types.ts",
-          "  export useCart as useBasket from ./hooks/useCart.ts",
+          "  L1 export * from ./types.ts",
+          "  L2 export useCart as useBasket from ./hooks/useCart.ts",
           "src/types.ts",
-          "  interface Item { id: number; name: string }",
-          "  type ItemId = Item['id']",
-          "  enum Status { Open, Paid = 'paid' }",
-          "  class Ledger extends Map<number, Item> implements Iterable<[number, Item]> { total(): number }",
+          "  L1-4 interface Item { id: number; name: string }",
+          "  L5 type ItemId = Item['id']",
+          "  L6 enum Status { Open, Paid = 'paid' }",
+          "  L7-12 class Ledger extends Map<number, Item> implements Iterable<[number, Item]> { total(): number }",
           "src/components/Cart.tsx",
           "  imports: react {memo}; ../types.ts {type Item}",
-          "  interface CartProps { items: readonly Item[]; onCheckout?: () => void }",
-          "  component Cart({ items }: CartProps)",
-          "  component CartBadge memo(({ count }: { count: number }))",
-          "  const MAX_ITEMS = 50",
+          "  L4-7 interface CartProps { items: readonly Item[]; onCheckout?: () => void }",
+          "  L9 component Cart({ items }: CartProps)",
+          "  L10 component CartBadge memo(({ count }: { count: number }))",
+          "  L11 const MAX_ITEMS = 50",
           "src/hooks/useCart.ts",
           "  imports: react {useState}; ../types.ts {type Item}",
-          "  hook useCart(initial: readonly Item[] = [])",
+          "  L4-7 hook useCart(initial: readonly Item[] = [])",
           "src/lib/format.ts",
-          "  function format(value: number): string",
-          "  function format(value: string): string",
-          "  const exposed = 1"
+          "  L1 function format(value: number): string",
+          "  L2 function format(value: string): string",
+          "  L6 const exposed = 1"
         ].join("\n")
       )
       assert.strictEqual(result.detail, "full")
@@ -174,13 +174,13 @@ describe("fe_skeleton", () => {
       const signatures = yield* map(client, { budget: full.tokens - 1 })
       assert.strictEqual(signatures.detail, "signatures")
       assert.notInclude(signatures.map, "imports:")
-      assert.include(signatures.map, "hook useCart(initial: readonly Item[] = [])")
+      assert.include(signatures.map, "L4-7 hook useCart(initial: readonly Item[] = [])")
       assert.isAtMost(signatures.tokens, full.tokens - 1)
 
       const names = yield* map(client, { budget: 200 })
       assert.strictEqual(names.detail, "names")
-      assert.include(names.map, "src/types.ts: Item, ItemId, Status, Ledger")
-      assert.include(names.map, "src/App.tsx: App (default)")
+      assert.include(names.map, "src/types.ts: Item L1, ItemId L5, Status L6, Ledger L7")
+      assert.include(names.map, "src/App.tsx: App L4 (default)")
       assert.isAtMost(names.tokens, 200)
       assert.include(names.next, "export names only")
 
@@ -241,17 +241,17 @@ describe("fe_skeleton", () => {
         [
           "# 5 source files under the root (react project, source in src)",
           "src/Button.tsx",
-          "  component Button()",
+          "  L1 component Button()",
           "src/lib/format.ts",
-          "  type Format = 'a'",
-          "  const Format = 'a'",
+          "  L1 type Format = 'a'",
+          "  L2 const Format = 'a'",
           "src/Button.stories.tsx",
-          "  const default = { title: 'Button' }",
+          "  L1 const default = { title: 'Button' }",
           "src/Button.test.tsx",
           "  imports: ./Button.tsx {Button}",
           "  (no exports)",
           "src/__tests__/format.ts",
-          "  const sample = 1"
+          "  L1 const sample = 1"
         ].join("\n")
       )
 
@@ -329,21 +329,21 @@ describe("fe_skeleton", () => {
           "# 5 source files under the root (vue project, source in src)",
           "src/Broken.vue",
           result.map.split("\n")[2],
-          "  component Broken (default export)",
+          "  L1-3 component Broken (default export)",
           "src/Button.svelte",
           "  imports: svelte {type Snippet}",
-          "  component Button(props: { label: string; children: Snippet }) (default export)",
+          "  L1-5 component Button(props: { label: string; children: Snippet }) (default export)",
           "src/Greeting.svelte",
-          "  component Greeting(props: { name: string }) (default export)",
-          "  function preload()",
+          "  L1-7 component Greeting(props: { name: string }) (default export)",
+          "  L2 function preload()",
           "src/components/item-list.vue",
           "  imports: vue {computed}; ../types {type Item}",
-          "  component ItemList(props: { items: Item[]; title?: string }) (default export)",
-          "  const TITLE_MAX = 40",
+          "  L1-10 component ItemList(props: { items: Item[]; title?: string }) (default export)",
+          "  L2 const TITLE_MAX = 40",
           "src/pages/index.astro",
           "  imports: ../layouts/Layout.astro {default as Layout}",
-          "  component Index(props: Props) (default export)",
-          "  interface Props { title: string }"
+          "  L1-6 component Index(props: Props) (default export)",
+          "  L3 interface Props { title: string }"
         ].join("\n")
       )
       assert.match(result.map.split("\n")[2], /^ {2}! does not parse: /)
@@ -426,23 +426,23 @@ describe("fe_skeleton's extraction", () => {
         yield* mapOf("src/api.ts", source),
         [
           "src/api.ts",
-          "  interface Props { id: number; label: 'two  spaces'; nested: { a: string; b: number }; onPick(id: number): void }",
-          "  type Handler = (event: string, detail?: unknown) => void",
-          "  type Size = 'small' | 'large'",
-          "  type Mixed = (A | B) & C",
-          "  function find<T extends object>(items: T[], key?: string): T | undefined",
-          "  function load(url: string) (async)",
-          "  function save(url: string): Promise<void>",
-          "  const renamed",
-          "  const b",
-          "  const rest",
-          "  const first",
-          "  const third",
-          "  const settings = { retries: 3 } satisfies Settings",
-          "  class Repo<T> { abstract get(id: string): Promise<T>; readonly name?: string; static create(): void; constructor(public readonly url: string) }",
-          "  class Client { send(body: string): void }",
-          "  export type Item from ./item.ts",
-          "  export default as Legacy from ./legacy.ts"
+          "  L1-8 interface Props { id: number; label: 'two  spaces'; nested: { a: string; b: number }; onPick(id: number): void }",
+          "  L9-12 type Handler = (event: string, detail?: unknown) => void",
+          "  L13-15 type Size = 'small' | 'large'",
+          "  L16 type Mixed = (A | B) & C",
+          "  L17-19 function find<T extends object>(items: T[], key?: string): T | undefined",
+          "  L20 function load(url: string) (async)",
+          "  L21 function save(url: string): Promise<void>",
+          "  L22 const renamed",
+          "  L22 const b",
+          "  L22 const rest",
+          "  L23 const first",
+          "  L23 const third",
+          "  L24 const settings = { retries: 3 } satisfies Settings",
+          "  L25-32 class Repo<T> { abstract get(id: string): Promise<T>; readonly name?: string; static create(): void; constructor(public readonly url: string) }",
+          "  L33 class Client { send(body: string): void }",
+          "  L34 export type Item from ./item.ts",
+          "  L35 export default as Legacy from ./legacy.ts"
         ].join("\n")
       )
     })
@@ -461,13 +461,13 @@ describe("fe_skeleton's extraction", () => {
         yield* mapOf("src/Field.tsx", tsx),
         [
           "src/Field.tsx",
-          "  component Field forwardRef<HTMLInputElement, FieldProps>((props, ref))",
-          "  component Button: React.FC<ButtonProps>",
-          "  component default()"
+          "  L1-3 component Field forwardRef<HTMLInputElement, FieldProps>((props, ref))",
+          "  L4 component Button: React.FC<ButtonProps>",
+          "  L5 component default()"
         ].join("\n")
       )
       const js = "const App = ({ title }) => <h1>{title}</h1>\nexport { App as default }\n"
-      assert.strictEqual(yield* mapOf("src/App.js", js), "src/App.js\n  component App({ title }) (default export)")
+      assert.strictEqual(yield* mapOf("src/App.js", js), "src/App.js\n  L1 component App({ title }) (default export)")
     })
   )
 
@@ -476,7 +476,7 @@ describe("fe_skeleton's extraction", () => {
       const parse = yield* loadParser
       const source =
         "export type Format = 'a'\nexport const Format = 'a'\nexport function f(a: 1): 1\nexport function f(a: 2): 2\n"
-      assert.strictEqual(renderFile(extract(parse, "src/format.ts", source), "names"), "src/format.ts: Format, f")
+      assert.strictEqual(renderFile(extract(parse, "src/format.ts", source), "names"), "src/format.ts: Format L1, f L3")
     })
   )
 
@@ -495,10 +495,10 @@ describe("fe_skeleton's extraction", () => {
         [
           "scripts/build.cjs",
           "  imports: node:fs {* as fs}; node:path {join, resolve as resolvePath}; dotenv/config",
-          "  function build(entry, options = {})",
-          "  const version = '1.0.0'",
-          "  function watch(dir)",
-          "  function clean(dir) (async)"
+          "  L4 function build(entry, options = {})",
+          "  L5 const version = '1.0.0'",
+          "  L5 function watch(dir)",
+          "  L6 function clean(dir) (async)"
         ].join("\n")
       )
     })

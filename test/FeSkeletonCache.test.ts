@@ -84,14 +84,22 @@ describe("fe_skeleton's cache", () => {
       assert.strictEqual(second.filesParsed, 0)
       assert.strictEqual(second.filesReused, 4)
       assert.strictEqual(second.map, first.map)
+      // The cached skeletons carry their exports' lines.
+      assert.include(second.map, "src/b.ts\n  L1-3 function beta(n: number): number")
 
-      // New content, and a modification time still a day old: the size changed.
-      write(root, "src/b.ts", "export function gamma(s: string): string {\n  return s\n}\n", old + 5000)
+      // New content, and a modification time still a day old: the size changed. The lines are the new file's.
+      write(root, "src/b.ts", "\n\nexport function gamma(s: string): string {\n  return s\n}\n", old + 5000)
       const third = yield* map(client)
       assert.strictEqual(third.filesParsed, 1)
       assert.strictEqual(third.filesReused, 3)
-      assert.include(third.map, "function gamma(s: string): string")
+      assert.include(third.map, "L3-5 function gamma(s: string): string")
       assert.notInclude(third.map, "beta")
+      // Without lines, from the same cache: nothing parsed, the cached entries keep theirs for the next call.
+      const bare = yield* map(client, { lines: false })
+      assert.strictEqual(bare.filesParsed, 0)
+      assert.include(bare.map, "src/b.ts\n  function gamma(s: string): string")
+      assert.notMatch(bare.map, /\bL\d/)
+      assert.strictEqual((yield* map(client)).map, third.map)
 
       // The same size, a new modification time.
       write(root, "src/a.ts", "export const omega = 1\n", old + 10_000)

@@ -26,6 +26,7 @@ import * as FeState from "../capabilities/fe/state.ts"
 import { surgeon } from "../capabilities/fe/surgeon.ts"
 import { prepare } from "../capabilities/fe/transaction.ts"
 import { makeVerify } from "../capabilities/fe/verify.ts"
+import { FeBuildLogs } from "../capabilities/fe/verify/logs.ts"
 import * as NodeCommandRunner from "../layers/NodeCommandRunner.ts"
 import * as NodeWorkspace from "../layers/NodeWorkspace.ts"
 import * as Capability from "../src/Capability.ts"
@@ -83,7 +84,7 @@ const capability = (root: string) =>
     { id: "fe", description: "test", version: "0" },
     Effect.succeed({ tools: [surgeon, doctor, makeVerify({ ...defaultFeSettings, defaultStepTimeoutMs: 120_000 })] })
   ).pipe(
-    Layer.provide(Layer.merge(FeState.layer, FeGraph.layer)),
+    Layer.provide(Layer.mergeAll(FeState.layer, FeGraph.layer, FeBuildLogs.layer)),
     Layer.provide(NodeCommandRunner.layer()),
     Layer.provide(NodeWorkspace.layer({ root })),
     Layer.provide(Layer.succeed(WorkspaceRoot, root)),

@@ -18,6 +18,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync,
 import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { afterAll } from "vitest"
+import { ExecCapability } from "../capabilities/exec/index.ts"
 import { FeCapability } from "../capabilities/fe/index.ts"
 import { defaultFeSettings, FeSettings } from "../capabilities/fe/settings.ts"
 import * as NodeCommandRunner from "../layers/NodeCommandRunner.ts"
@@ -195,6 +196,125 @@ describe("fe_verify", () => {
     })
   )
 
+  it.effect("each step's whole output is the resource fe://build/<id>, without the exec capability", () =>
+    Effect.gen(function* () {
+      const root = makeRoot({
+        "package.json": JSON.stringify({ devDependencies: { typescript: "5", eslint: "9" } }),
+        "tsconfig.json": "{}",
+        "eslint.config.js": "export default []\n",
+        "src/a.ts": "export const a: string = 1\n",
+        ...toolPackage(
+          "typescript",
+          "tsc",
+          `console.log("src/a.ts(1,14): error TS2322: Type 'number' is not assignable to type 'string'.")
+console.error("a line only the log keeps")
+process.exit(2)`
+        ),
+        // More than the step's detail quotes (its last 1,500 characters): the log has all of it.
+        ...toolPackage(
+          "eslint",
+          "eslint",
+          `process.stderr.write("Oops! Something went wrong! :(\\n" + "x".repeat(3000) + "\\nthe end\\n"); process.exit(2)`
+        )
+      })
+      const fe = yield* client(root)
+      const result = (yield* fe.callToolStructured("fe_verify", { steps: ["typecheck", "lint"] })) as any
+      const [typecheck, lint] = result.steps
+      assert.strictEqual(typecheck.status, "failed")
+      assert.match(typecheck.log, /^fe:\/\/build\/[0-9a-f]{8}-typecheck$/)
+      assert.strictEqual(lint.log, typecheck.log.replace(/typecheck$/, "lint"))
+      assert.strictEqual(lint.status, "error")
+      assert.include(lint.detail, `read ${lint.log} (resources/read) for the whole output`)
+      assert.notInclude(lint.detail, "Oops!")
+      assert.include(result.next, "read its log")
+
+      const [log] = yield* fe.readResource(typecheck.log)
+      assert.strictEqual(log.uri, typecheck.log)
+      assert.strictEqual(log.mimeType, "text/plain")
+      const lines = log.text.split("\n")
+      assert.match(lines[0], /^fe_verify typecheck \(run [0-9a-f]{8}, started \d{4}-\d\d-\d\dT/)
+      assert.deepStrictEqual(lines.slice(1, 3), [
+        "tool: tsc 0.0.0-stand-in",
+        "status: failed — 1 error, 0 warnings (" + lines[2].split("(")[1]
+      ])
+      assert.include(
+        log.text,
+        "\n\n$ node_modules/typescript/cli.js --noEmit --pretty false -p tsconfig.json\nexited with code 2 after "
+      )
+      assert.include(
+        log.text,
+        "--- stdout ---\nsrc/a.ts(1,14): error TS2322: Type 'number' is not assignable to type 'string'.\n" +
+          "--- stderr ---\na line only the log keeps\n"
+      )
+      const [lintLog] = yield* fe.readResource(lint.log)
+      assert.include(lintLog.text, `--- stderr ---\nOops! Something went wrong! :(\n${"x".repeat(3000)}\nthe end\n`)
+
+      // Listed for resources/list (newest run first), under the fe capability's template.
+      assert.deepStrictEqual(
+        (yield* fe.listResources).map((r: any) => [r.uri, r.name, r.title]),
+        [
+          [
+            typecheck.log,
+            typecheck.log.slice("fe://build/".length),
+            "fe_verify typecheck: failed (tsc 0.0.0-stand-in)"
+          ],
+          [lint.log, lint.log.slice("fe://build/".length), "fe_verify lint: error (eslint 0.0.0-stand-in)"]
+        ]
+      )
+      assert.deepStrictEqual(
+        (yield* fe.listResourceTemplates).map((t: any) => [t.name, t.uriTemplate]),
+        [["fe_build_log", "fe://build/{id}"]]
+      )
+
+      // A second run gets new logs; the first run's stay readable.
+      const again = (yield* fe.callToolStructured("fe_verify", { steps: ["typecheck"] })) as any
+      assert.notStrictEqual(again.steps[0].log, typecheck.log)
+      assert.strictEqual((yield* fe.listResources)[0].uri, again.steps[0].log)
+      assert.include((yield* fe.readResource(typecheck.log))[0].text, "a line only the log keeps")
+
+      // An id the store does not hold is "resource not found".
+      const missing = yield* Effect.flip(fe.readResource("fe://build/00000000-typecheck"))
+      assert.strictEqual(missing.code, -32002)
+      assert.include(missing.message, 'No fe_verify step log "00000000-typecheck"')
+    })
+  )
+
+  it.effect("with the exec capability beside it, the step's log and the runner's run log are both readable", () =>
+    Effect.gen(function* () {
+      const root = makeRoot({
+        "package.json": JSON.stringify({ devDependencies: { typescript: "5" } }),
+        "tsconfig.json": "{}",
+        ...toolPackage("typescript", "tsc", `console.log("all good")`)
+      })
+      const fe = yield* TestClient.make(
+        Layer.mergeAll(FeCapability, ExecCapability).pipe(
+          Layer.provide(NodeCommandRunner.layer()),
+          Layer.provide(NodeWorkspace.layer({ root })),
+          Layer.provide(Layer.succeed(WorkspaceRoot, root))
+        )
+      )
+      const result = (yield* fe.callToolStructured("fe_verify", { steps: ["typecheck"] })) as any
+      const [step] = result.steps
+      assert.strictEqual(step.status, "passed")
+      assert.include((yield* fe.readResource(step.log))[0].text, "--- stdout ---\nall good\n")
+      const [run] = yield* fe.readResource(`logs://run/${step.runIds[0]}`)
+      assert.include(run.text, "all good")
+      assert.deepStrictEqual((yield* fe.listResourceTemplates).map((t: any) => t.uriTemplate).sort(), [
+        "fe://build/{id}",
+        "logs://run/{id}"
+      ])
+    })
+  )
+
+  it.effect("a step that ran nothing has no log", () =>
+    Effect.gen(function* () {
+      const root = makeRoot({ "package.json": "{}", "tsconfig.json": "{}" })
+      const result = (yield* (yield* client(root)).callToolStructured("fe_verify", { steps: ["typecheck"] })) as any
+      assert.strictEqual(result.steps[0].status, "error")
+      assert.isUndefined(result.steps[0].log)
+    })
+  )
+
   it.effect("files must be under the root and exist; they are passed to the linter as ./paths", () =>
     Effect.gen(function* () {
       const root = makeRoot({
@@ -338,6 +458,9 @@ console.log(JSON.stringify([{ filePath: require("node:path").resolve(args[args.l
       assert.include(result.steps[0].detail, "did not finish within 5.0 s")
       assert.isFalse(result.ok)
       yield* awaitGroupGone(pid)
+      // Its log says how it ended.
+      const [log] = yield* fe.readResource(result.steps[0].log)
+      assert.include(log.text, "timed out after 5000 ms (killed with every process it started)")
     })
   )
 })

@@ -64,10 +64,34 @@ describe("layers/Logging", () => {
 
   it("a request's fields carry their own JSON: the same text JSON.stringify gives, in the same order", () => {
     const cases: Array<Parameters<typeof requestFields>> = [
-      ["tools/call", 7, "ab12-1", "system_echo", 0, 0.123, "ok", 91, 164],
-      ["tools/call", 'odd "id"\n\u2028', "ab12-2", undefined, 1.5, 12, "cancelled", undefined, undefined],
-      [undefined, null, "ab12-3", undefined, 0, 0, "error", 17, 40],
-      ["ping", -0, "ab12-4", "t\u00e9", Number.NaN, Number.POSITIVE_INFINITY, "timeout", 0, 1e21]
+      ["tools/call", 7, "ab12-1", "system", "system_echo", 0, 0.123, "ok", undefined, 91, 164],
+      [
+        "tools/call",
+        'odd "id"\n\u2028',
+        "ab12-2",
+        "server",
+        undefined,
+        1.5,
+        12,
+        "cancelled",
+        undefined,
+        undefined,
+        undefined
+      ],
+      [undefined, null, "ab12-3", "server", undefined, 0, 0, "error", "Parse error: not JSON", 17, 40],
+      [
+        "ping",
+        -0,
+        "ab12-4",
+        "c\u00e9",
+        "t\u00e9",
+        Number.NaN,
+        Number.POSITIVE_INFINITY,
+        "timeout",
+        'Tool "x"\nstopped',
+        0,
+        1e21
+      ]
     ]
     for (const args of cases) {
       const fields = requestFields(...args)
@@ -80,10 +104,34 @@ describe("layers/Logging", () => {
   it.effect("the request line built from its values is the line formatLine gives for the same request", () =>
     Effect.withFiber((fiber) => {
       const cases: Array<Parameters<typeof requestFields>> = [
-        ["tools/call", 7, "ab12-1", "system_echo", 0, 0.123, "ok", 91, 164],
-        ["tools/call", 'odd "id"\n\u2028', 'x"y\\z', undefined, 1.5, 12, "cancelled", undefined, undefined],
-        [undefined, null, "ab12-3", undefined, 0, 0, "error", 17, 40],
-        ["ping", -0, "ab12-4", 't\u00e9"', Number.NaN, Number.POSITIVE_INFINITY, "time\nout", 0, 1e21]
+        ["tools/call", 7, "ab12-1", "system", "system_echo", 0, 0.123, "ok", undefined, 91, 164],
+        [
+          "tools/call",
+          'odd "id"\n\u2028',
+          'x"y\\z',
+          "server",
+          undefined,
+          1.5,
+          12,
+          "cancelled",
+          undefined,
+          undefined,
+          undefined
+        ],
+        [undefined, null, "ab12-3", "server", undefined, 0, 0, "error", "Method not found: no/such", 17, 40],
+        [
+          "ping",
+          -0,
+          "ab12-4",
+          'c"\u00e9',
+          't\u00e9"',
+          Number.NaN,
+          Number.POSITIVE_INFINITY,
+          "time\nout",
+          'a \u2028 b\n"c"',
+          0,
+          1e21
+        ]
       ]
       const millis = Date.UTC(2026, 10, 25, 8, 30, 1, 234)
       for (const args of cases) {
@@ -114,7 +162,20 @@ describe("layers/Logging", () => {
             generic.push(Logging.formatLine({ ...options, message: [text, { ...JSON.parse(JSON.stringify(fields)) }] }))
           })
         ])
-        const fields = () => requestFields("tools/call", "r-1", "ab12-9", "system_echo", 0, 2.5, "ok", 10, 20)
+        const fields = () =>
+          requestFields(
+            "tools/call",
+            "r-1",
+            "ab12-9",
+            "system",
+            "system_echo",
+            0,
+            2.5,
+            "timeout",
+            "Tool system_echo did not finish",
+            10,
+            20
+          )
         yield* Effect.logInfo("request", fields()).pipe(Effect.provide(both))
         yield* Effect.logInfo("request", fields()).pipe(Effect.annotateLogs({ session: "s1" }), Effect.provide(both))
         // An annotation with a key of the fields: the fields win, as in the generic merge.
@@ -129,14 +190,16 @@ describe("layers/Logging", () => {
           "method",
           "id",
           "correlation_id",
+          "component",
           "tool",
           "queue_ms",
           "elapsed_ms",
           "outcome",
+          "error",
           "bytes_in",
           "bytes_out"
         ])
-        assert.strictEqual(JSON.parse(carried[2]!).annotations.outcome, "ok")
+        assert.strictEqual(JSON.parse(carried[2]!).annotations.outcome, "timeout")
       })
   )
 })

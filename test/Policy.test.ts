@@ -22,6 +22,7 @@ import * as Progress from "../src/Progress.ts"
 import * as ServerConfig from "../src/ServerConfig.ts"
 import * as Tool from "../src/Tool.ts"
 import { start, type TestClient } from "./support/memory.ts"
+import { meta as modernMeta } from "./support/modern.ts"
 
 const errorMeta = (response: any) => response.result?._meta?.["effect-mcp-runtime/error"]
 
@@ -263,6 +264,17 @@ describe("timeouts", () => {
       assert.strictEqual(response.result.isError, true)
       assert.strictEqual(errorMeta(response).code, "timeout")
       assert.include(response.result.content[0].text, "did not finish within 300000 ms (the server default)")
+      // What the text says, as data: the timeout that applied, where it came from, how long the call ran.
+      assert.deepStrictEqual(errorMeta(response), {
+        code: "timeout",
+        suggestion:
+          "Retry with less work per call (fewer files, a narrower query), or ask the operator to raise the timeout " +
+          "of t_slow.",
+        timeoutMs: 300_000,
+        source: "the server default",
+        // Until it had stopped: the timeout, then the finalizer's second.
+        elapsedMs: 301_000
+      })
       yield* expectQuiet(client)
     })
   )
@@ -284,6 +296,20 @@ describe("timeouts", () => {
       yield* TestClock.adjust("500 millis")
       const overridden = yield* configured.client.read
       assert.include(overridden.result.content[0].text, "within 500 ms (configuration for the tool)")
+
+      // The 2026-07-28 shape carries the same data, beside the server's identity.
+      yield* call(configured.client, 4, "t_brief", {}, modernMeta())
+      yield* settle
+      yield* TestClock.adjust("500 millis")
+      const modern = yield* configured.client.read
+      assert.strictEqual(modern.result.resultType, "complete")
+      assert.isObject(modern.result._meta["io.modelcontextprotocol/serverInfo"])
+      assert.deepInclude(errorMeta(modern), {
+        code: "timeout",
+        timeoutMs: 500,
+        source: "configuration for the tool",
+        elapsedMs: 500
+      })
 
       const perCapability = yield* setup({ capabilities: { t: { timeout: "1 second" } } })
       yield* call(perCapability.client, 3, "t_slow", { tag: "c" })
@@ -332,6 +358,18 @@ describe("concurrency", () => {
       assert.strictEqual(errorMeta(overloaded).code, "overloaded")
       assert.include(overloaded.result.content[0].text, "t_gate waited 30000 ms for a free slot")
       assert.include(overloaded.result.content[0].text, "the server has 1 call running, its limit is 1")
+      assert.deepStrictEqual(errorMeta(overloaded), {
+        code: "overloaded",
+        suggestion: "Wait for the calls in progress to finish, then retry t_gate; make fewer calls in parallel.",
+        reason: "queue_timeout",
+        scope: "server",
+        maxConcurrent: 1,
+        inFlight: 1,
+        queued: 0,
+        maxQueued: 256,
+        queueTimeoutMs: 30_000,
+        waitedMs: 30_000
+      })
       yield* Queue.offer(probes.gate, undefined)
       assert.strictEqual((yield* client.read).id, 2)
       assert.strictEqual(yield* Queue.size(probes.started), 0, "the timed-out call never ran")
@@ -352,6 +390,18 @@ describe("concurrency", () => {
         full.result.content[0].text,
         "found no free slot, and 1 call already waiting is the most the queue holds"
       )
+      // The waiting call holds the tool's second slot while it waits for the server's: the tool's limit is full.
+      assert.include(full.result.content[0].text, "tool t_gate has 2 calls running, its limit is 2")
+      assert.deepInclude(errorMeta(full), {
+        reason: "queue_full",
+        scope: "tool",
+        maxConcurrent: 2,
+        inFlight: 2,
+        queued: 1,
+        maxQueued: 1,
+        queueTimeoutMs: 30_000,
+        waitedMs: 0
+      })
 
       const rejecting = yield* setup({ maxConcurrent: 1, onOverload: "reject" })
       yield* call(rejecting.client, 1, "t_gate", { tag: "a" })
@@ -364,6 +414,34 @@ describe("concurrency", () => {
         "found no free slot, and this server rejects calls it cannot start at once"
       )
       assert.include(rejected.result.content[0].text, "its limit is 1")
+      assert.deepInclude(errorMeta(rejected), {
+        code: "overloaded",
+        reason: "rejected",
+        scope: "server",
+        maxConcurrent: 1,
+        inFlight: 1,
+        queued: 0,
+        maxQueued: 0,
+        waitedMs: 0
+      })
+
+      // A limit that is off is null; the 2026-07-28 shape carries the same data.
+      const rejectingModern = yield* setup({ maxConcurrent: 1, onOverload: "reject", queueTimeout: "Infinity" })
+      yield* call(rejectingModern.client, 1, "t_gate", { tag: "a" })
+      yield* Queue.take(rejectingModern.probes.started)
+      yield* call(rejectingModern.client, 2, "t_gate", { tag: "b" }, modernMeta())
+      const modern = yield* rejectingModern.client.read
+      assert.strictEqual(modern.id, 2)
+      assert.strictEqual(modern.result.resultType, "complete")
+      assert.deepInclude(errorMeta(modern), {
+        code: "overloaded",
+        reason: "rejected",
+        scope: "server",
+        maxConcurrent: 1,
+        inFlight: 1,
+        maxQueued: 0,
+        queueTimeoutMs: null
+      })
     })
   )
 
@@ -378,6 +456,7 @@ describe("concurrency", () => {
       const rejected = yield* client.read
       assert.strictEqual(rejected.id, 3)
       assert.include(rejected.result.content[0].text, "tool t_gate has 2 calls running, its limit is 2")
+      assert.deepInclude(errorMeta(rejected), { reason: "rejected", scope: "tool", maxConcurrent: 2, inFlight: 2 })
       // Invalid arguments are answered at once: they never wait for a slot.
       yield* call(client, 5, "t_gate", { tag: 42 })
       const invalid = yield* client.read
@@ -694,7 +773,13 @@ describe("the per-request log line", () => {
       yield* call(client, 3, "t_gate", { tag: "g3" })
       yield* settle
       yield* TestClock.adjust("30 seconds")
-      assert.strictEqual(errorMeta(yield* client.read).code, "overloaded")
+      const overloaded = yield* client.read
+      assert.strictEqual(errorMeta(overloaded).code, "overloaded")
+      // An error result's text, and a JSON-RPC error's message.
+      yield* call(client, 4, "t_gate", { tag: 42 })
+      assert.strictEqual(errorMeta(yield* client.read).code, "invalid_arguments")
+      yield* call(client, 5, "nope", {})
+      assert.strictEqual((yield* client.read).error.code, -32602)
       yield* client.request("no/such/method")
       // Lines that never became a request are logged too, without a method.
       yield* client.write("{not json\n")
@@ -726,12 +811,39 @@ describe("the per-request log line", () => {
       )
       assert.strictEqual(first.bytes_out, JSON.stringify(ok).length + 1)
       assert.match(String(first.correlation_id), /^[0-9a-f]{8}-[0-9a-z]+$/)
+      // What served it: the tool's capability; an ok line has no error.
+      assert.strictEqual(first.component, "t")
+      assert.notProperty(first, "error")
+      assert.deepStrictEqual(Object.keys(first), [
+        "method",
+        "id",
+        "correlation_id",
+        "component",
+        "tool",
+        "queue_ms",
+        "elapsed_ms",
+        "outcome",
+        "bytes_in",
+        "bytes_out"
+      ])
       assert.strictEqual(byId(2).outcome, "cancelled")
+      assert.notProperty(byId(2), "error")
       assert.strictEqual(byId(3).outcome, "overloaded")
       assert.strictEqual(byId(3).queue_ms, 30_000)
+      assert.strictEqual(byId(3).component, "t")
+      // The result's text without its suggestion.
+      assert.strictEqual(byId(3).error, overloaded.result.content[0].text.split("\nSuggestion: ")[0])
+      assert.match(String(byId(3).error), /^Server busy: t_gate waited 30000 ms for a free slot/)
+      assert.strictEqual(byId(4).outcome, "invalid_arguments")
+      assert.match(String(byId(4).error), /^Invalid arguments for tool t_gate:\n- tag: /)
+      // An unknown tool: a JSON-RPC error, served by the server itself.
+      assert.deepInclude(byId(5), { outcome: "error", component: "server" })
+      assert.match(String(byId(5).error), /^Unknown tool: nope\./)
       assert.isUndefined(byId(2).bytes_out)
       const unknown = requests.find((fields) => fields.method === "no/such/method")!
       assert.strictEqual(unknown.outcome, "error")
+      assert.strictEqual(unknown.component, "server")
+      assert.include(String(unknown.error), "no/such/method")
       assert.strictEqual(requests.filter((fields) => fields.method === "initialize").length, 1)
       const unparsed = requests.filter((fields) => fields.method === undefined)
       assert.deepStrictEqual(
@@ -742,6 +854,8 @@ describe("the per-request log line", () => {
           [null, "error", 2]
         ]
       )
+      assert.match(String(unparsed[0]!.error), /^Parse error/)
+      for (const fields of unparsed) assert.strictEqual(fields.component, "server")
     })
   )
 })
@@ -767,7 +881,10 @@ describe("spans", () => {
       assert.deepInclude(ok, { "mcp.tool.name": "t_big", "mcp.capability": "t", "mcp.outcome": "ok" })
       assert.isString(ok!["mcp.correlation_id"])
       assert.deepInclude(invalid, { "mcp.outcome": "invalid_arguments", "error.type": "invalid_arguments" })
+      assert.match(String(invalid!["mcp.error.message"]), /^Invalid arguments for tool t_big:/)
       assert.deepInclude(unknown, { "mcp.outcome": "error", "error.type": "error" })
+      assert.match(String(unknown!["mcp.error.message"]), /^Unknown tool: nope\./)
+      assert.notProperty(ok, "mcp.error.message")
       for (const span of spans) assert.strictEqual(span.status._tag, "Ended")
     })
   )

@@ -60,5 +60,7 @@ describe("Logging.stderr(): the stderr worker", { concurrent: false }, () => {
       Array.from({ length: count }, (_, i) => i)
     )
     assert.strictEqual(parsed[0].annotations.correlation_id, "flood-0")
+    assert.strictEqual(parsed[0].annotations.component, "system")
+    assert.notProperty(parsed[0].annotations, "error")
   }, 60_000)
 })

@@ -108,6 +108,7 @@ describe("mcp-runtime capabilities list", () => {
     const reports = JSON.parse(result.stdout)
     const byId = Object.fromEntries(reports.map((r: { id: string }) => [r.id, r]))
     assert.deepStrictEqual(Object.keys(byId).sort(), [
+      "bridge",
       "code",
       "conformance",
       "exec",
@@ -118,6 +119,13 @@ describe("mcp-runtime capabilities list", () => {
     ])
     assert.isTrue(byId.exec.enabledByDefault)
     assert.isFalse(byId.conformance.enabledByDefault)
+    // Listed without taking the bridge's socket (an idle listener): its three tools.
+    assert.isFalse(byId.bridge.enabledByDefault)
+    assert.deepStrictEqual(byId.bridge.capabilities[0].tools.slice().sort(), [
+      "bridge_client_resource",
+      "bridge_client_tool",
+      "bridge_list_client_tools_and_resources"
+    ])
     assert.isTrue(byId.code.enabledByDefault)
     assert.include(byId.code.capabilities[0].tools, "code_run")
     assert.include(byId.exec.capabilities[0].tools, "exec_run")
@@ -140,7 +148,7 @@ describe("mcp-runtime capabilities list", () => {
     assert.include(result.stdout, "conformance (not enabled by default)")
     assert.include(result.stdout, "tools (2): exec_run, exec_commands")
     assert.include(result.stdout, "resource templates (1): exec_run_log")
-    assert.include(result.stdout, "--capabilities system,workspace,exec,fe,skills,code (conformance:")
+    assert.include(result.stdout, "--capabilities system,workspace,exec,fe,skills,code (bridge: ")
   })
 })
 

@@ -21,6 +21,7 @@ import type { FeSettingsShape } from "./settings.ts"
 import { FeState } from "./state.ts"
 import * as Transaction from "./transaction.ts"
 import { makeVerifyRun, Step, type VerifyResult } from "./verify.ts"
+import type { FeBuildLogs } from "./verify/logs.ts"
 
 /**
  * The most operations one batch takes.
@@ -40,7 +41,10 @@ const StepSummary = Schema.Struct({
   step: Step,
   status: Schema.Literals(["passed", "failed", "skipped", "error", "timed_out"]),
   errors: Schema.Int,
-  warnings: Schema.Int
+  warnings: Schema.Int,
+  log: Schema.optionalKey(
+    Schema.String.annotate({ description: "The URI of the step's whole output (fe://build/<id>, resources/read)." })
+  )
 })
 
 const VerifySummary = Schema.Struct({
@@ -115,7 +119,13 @@ const signature = (problem: Problem): string => `${problem.file}\u0000${problem.
 const summarize = (result: VerifyResult): typeof VerifySummary.Type => ({
   errors: result.problems.filter((p) => p.severity === "error").length,
   warnings: result.problems.filter((p) => p.severity === "warning").length,
-  steps: result.steps.map((s) => ({ step: s.step, status: s.status, errors: s.errors, warnings: s.warnings }))
+  steps: result.steps.map((s) => ({
+    step: s.step,
+    status: s.status,
+    errors: s.errors,
+    warnings: s.warnings,
+    ...(s.log === undefined ? {} : { log: s.log })
+  }))
 })
 
 /** One verification from several runs of fe_verify's steps (the typecheck on the project, the others on files). */
@@ -235,7 +245,7 @@ export const compareVerify = (
  */
 export const makeBatch = (
   settings: FeSettingsShape
-): Tool.Handled<CommandRunner | Progress | Workspace | FeState | FeGraph> => {
+): Tool.Handled<CommandRunner | Progress | Workspace | FeState | FeGraph | FeBuildLogs> => {
   const verify = makeVerifyRun(settings)
   return Tool.make("batch", {
     title: "Apply several edits as one change, checked by verify",

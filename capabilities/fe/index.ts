@@ -6,7 +6,9 @@
  * each problem verify finds). The three share the project detection
  * (framework, package manager, tsconfig, linter, test runner, source
  * directory) — and `fe_impact` (who depends on a file or an exported
- * symbol, over the cached import graph). It requires the `Workspace` and `CommandRunner` services. See
+ * symbol, over the cached import graph). It also serves each `fe_verify` step's whole output as the
+ * resource `fe://build/<id>`, and the prompt `fe_fix_project` (the loop, for the agent to follow). It
+ * requires the `Workspace` and `CommandRunner` services. See
  * `docs/capabilities/fe.md`.
  *
  * @since 0.1.0
@@ -16,8 +18,10 @@ import * as Layer from "effect/Layer"
 import * as Capability from "../../src/Capability.ts"
 import { makeBatch } from "./batch.ts"
 import { budget } from "./budget.ts"
+import { buildLog } from "./buildLog.ts"
 import { diff } from "./diff.ts"
 import { doctor } from "./doctor.ts"
+import { fixProject } from "./fixProject.ts"
 import * as FeGraph from "./graph/cache.ts"
 import { impact } from "./impact.ts"
 import { scaffold } from "./scaffold.ts"
@@ -27,6 +31,7 @@ import { FeSettings } from "./settings.ts"
 import { FeSkeletons } from "./skeleton/cache.ts"
 import * as FeState from "./state.ts"
 import { makeVerify } from "./verify.ts"
+import { FeBuildLogs } from "./verify/logs.ts"
 
 /**
  * The capability layer: `Layer<never, KernelError, Kernel | Workspace |
@@ -58,9 +63,11 @@ export const FeCapability = Capability.make(
     version: "0.2.0"
   },
   Effect.map(Effect.service(FeSettings), (settings) => ({
-    tools: [skeleton, makeVerify(settings), doctor, impact, scaffold, surgeon, makeBatch(settings), diff, budget]
+    tools: [skeleton, makeVerify(settings), doctor, impact, scaffold, surgeon, makeBatch(settings), diff, budget],
+    resources: [buildLog],
+    prompts: [fixProject]
   }))
-).pipe(Layer.provide(Layer.mergeAll(FeState.layer, FeGraph.layer, FeSkeletons.layer)))
+).pipe(Layer.provide(Layer.mergeAll(FeState.layer, FeGraph.layer, FeSkeletons.layer, FeBuildLogs.layer)))
 
 export {
   /**
@@ -78,6 +85,22 @@ export {
    */
   impact
 } from "./impact.ts"
+export {
+  /**
+   * The resource template `fe://build/{id}` (a `fe_verify` step's output).
+   *
+   * @since 0.5.0
+   */
+  buildLog
+} from "./buildLog.ts"
+export {
+  /**
+   * The prompt `fe_fix_project`.
+   *
+   * @since 0.5.0
+   */
+  fixProject
+} from "./fixProject.ts"
 export {
   /**
    * `fe_doctor`.

@@ -156,7 +156,7 @@ export const fileLimits = { default: 50_000, maximum: 200_000 } as const
 export const SkeletonResult = Schema.Struct({
   map: Schema.String.annotate({
     description:
-      "One block per file: its path, its imports (module {names}), and each export as `<kind> <name><signature>`; kinds: component, hook, function, class, interface, type, enum, const, and re-exports."
+      "One block per file: its path, its imports (module {names}), and each export as `L<line>[-<end line>] <kind> <name><signature>` (1-based lines of its declaration; with detail names, `<name> L<line>`); kinds: component, hook, function, class, interface, type, enum, const, and re-exports."
   }),
   tokens: Schema.Int.annotate({ description: "The map's estimated tokens (4 characters a token), at most budget." }),
   budget: Schema.Int,
@@ -213,7 +213,8 @@ export const skeleton = Tool.make("skeleton", {
     "enums, constants, re-exports). Call it first to understand a project or a directory before reading or changing " +
     "files. path narrows it to a directory or one file; budget bounds the map in tokens (default 4000): when the " +
     "project does not fit, the map drops imports, then signatures, then lists what is left out by directory — call " +
-    "again with path set to one of those directories. .gitignore, node_modules and build output are skipped. Calling " +
+    "again with path set to one of those directories. Each export starts with its lines (L12-20): read just those " +
+    "with workspace_read. .gitignore, node_modules and build output are skipped. Calling " +
     "it again is cheap: only the files changed since are parsed again. Then read files with workspace_read, and " +
     "check changes with fe_verify.",
   input: Schema.Struct({
@@ -229,13 +230,19 @@ export const skeleton = Tool.make("skeleton", {
       Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: fileLimits.maximum })).annotate({
         description: `How many source files to map at most (default ${fileLimits.default}).`
       })
+    ),
+    lines: Schema.optionalKey(
+      Schema.Boolean.annotate({
+        description:
+          "Whether each export shows its line numbers (default true); false saves about 3-7% of the map's tokens (more when only names fit)."
+      })
     )
   }),
   output: SkeletonResult,
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false }
 }).pipe(
   Tool.handle(
-    Effect.fnUntraced(function* ({ budget = budgets.default, maxFiles = fileLimits.default, path = "" }) {
+    Effect.fnUntraced(function* ({ budget = budgets.default, lines = true, maxFiles = fileLimits.default, path = "" }) {
       const workspace = yield* Workspace
       const state = yield* FeState
       const cache = yield* FeSkeletons
@@ -299,7 +306,15 @@ export const skeleton = Tool.make("skeleton", {
         if (a.dir !== b.dir) return a.dir < b.dir ? -1 : 1
         return a.skeleton.path < b.skeleton.path ? -1 : 1
       })
-      const skeletons = keyed.map((k) => k.skeleton)
+      // The cached skeletons keep their lines; a map without them is rendered from copies.
+      const skeletons = keyed.map((k) =>
+        lines
+          ? k.skeleton
+          : {
+              ...k.skeleton,
+              exports: k.skeleton.exports.map((entry) => ({ ...entry, line: undefined, endLine: undefined }))
+            }
+      )
       const project = yield* state.project.pipe(Effect.option)
       const where = start.path === "" ? "the root" : start.path
       const about =

@@ -8,6 +8,7 @@ import { randomUUID } from "node:crypto"
 import * as NodeFsPromises from "node:fs/promises"
 import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
+import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { CommandRunner, type Result as RunResult, type RunError } from "../../src/CommandRunner.ts"
@@ -21,6 +22,7 @@ import { installCommand, type ProjectInfo } from "./project.ts"
 import type { FeSettingsShape } from "./settings.ts"
 import { FeState } from "./state.ts"
 import { type Binary, findBinary } from "./verify/binaries.ts"
+import { buildLogId, buildLogUri, type CommandLog, FeBuildLogs, maxRuns, renderStepLog } from "./verify/logs.ts"
 import { parseBiomeJson, parseEslintJson, parseTestJson, parseTsc, type TestCounts } from "./verify/parse.ts"
 
 /**
@@ -58,7 +60,14 @@ export const StepResult = Schema.Struct({
     Schema.Struct({ total: Schema.Int, passed: Schema.Int, failed: Schema.Int, skipped: Schema.Int })
   ),
   detail: Schema.String.annotate({ description: "The outcome in words; for skipped and error, why and what to do." }),
-  runIds: Schema.Array(Schema.String).annotate({ description: "The command runs of this step (their whole output)." })
+  runIds: Schema.Array(Schema.String).annotate({
+    description: "The command runs of this step (with the exec capability enabled: logs://run/<runId>)."
+  }),
+  log: Schema.optionalKey(
+    Schema.String.annotate({
+      description: `The URI of the step's whole output (fe://build/<id>; read it with resources/read), for the steps that ran a command; the last ${maxRuns} runs' logs are kept.`
+    })
+  )
 })
 
 /**
@@ -120,6 +129,10 @@ interface StepContext {
   readonly files: ReadonlyArray<string>
   readonly timeoutMs: number
   readonly roots: ReadonlyArray<string>
+  /** The commands each step ran, for its log (see `verify/logs.ts`). */
+  readonly commands: Map<Step, Array<CommandLog>>
+  /** The URI of a step's log in this run. */
+  readonly logUri: (step: Step) => string
 }
 
 const skipped = (step: Step, detail: string): StepOutcome => ({
@@ -235,7 +248,7 @@ export interface VerifyInput {
  *
  * const verify = makeVerifyRun(defaultFeSettings)
  * const typecheck = verify({ steps: ["typecheck"], files: ["src/a.ts"] })
- * // Effect<VerifyResult, ToolError, CommandRunner | Progress | Workspace | FeState>
+ * // Effect<VerifyResult, ToolError, CommandRunner | Progress | Workspace | FeState | FeBuildLogs>
  * ```
  *
  * @category constructors
@@ -246,14 +259,14 @@ export const makeVerifyRun = (
 ): ((
   input: VerifyInput,
   options?: { readonly task?: boolean; readonly record?: boolean }
-) => Effect.Effect<VerifyResult, Tool.ToolError, CommandRunner | Progress | Workspace | FeState>) => {
+) => Effect.Effect<VerifyResult, Tool.ToolError, CommandRunner | Progress | Workspace | FeState | FeBuildLogs>) => {
   const defaultTimeoutMs = Math.min(settings.defaultStepTimeoutMs, settings.maxStepTimeoutMs)
 
   const run = (
     step: Step,
     binary: Binary,
     args: ReadonlyArray<string>,
-    timeoutMs: number
+    ctx: StepContext
   ): Effect.Effect<
     { readonly run: RunResult | undefined; readonly error: RunError | undefined; readonly command: string },
     never,
@@ -263,17 +276,49 @@ export const makeVerifyRun = (
       const runner = yield* CommandRunner
       const bin = binary.entry.slice(binary.entry.lastIndexOf("node_modules/"))
       const command = [bin, ...args].join(" ")
+      const logged = ctx.commands.get(step) ?? []
+      ctx.commands.set(step, logged)
       return yield* runner
         .run({
           command: settings.node,
           args: [binary.entry, ...args],
           env,
-          timeout: timeoutMs,
+          timeout: ctx.timeoutMs,
           maxOutputBytes: settings.maxOutputBytes
         })
         .pipe(
-          Effect.map((result) => ({ run: result, error: undefined, command })),
-          Effect.catch((error) => Effect.succeed({ run: undefined, error, command })),
+          Effect.map((result) => {
+            logged.push({
+              command,
+              outcome:
+                result.exitCode === null ? `ended by signal ${result.signal}` : `exited with code ${result.exitCode}`,
+              durationMs: result.durationMs,
+              stdout: result.stdout,
+              stderr: result.stderr,
+              stdoutTruncated: result.stdoutTruncated,
+              stderrTruncated: result.stderrTruncated
+            })
+            return { run: result, error: undefined, command }
+          }),
+          Effect.catch((error) =>
+            Effect.gen(function* () {
+              // A step killed at its timeout: what it printed until then is in the runner's store.
+              const partial = error._tag === "TimedOut" ? yield* runner.output(error.runId) : undefined
+              logged.push({
+                command,
+                outcome:
+                  error._tag === "TimedOut"
+                    ? `timed out after ${ctx.timeoutMs} ms (killed with every process it started)`
+                    : `could not run: ${error.message}`,
+                durationMs: partial?.durationMs ?? 0,
+                stdout: partial?.stdout ?? "",
+                stderr: partial?.stderr ?? "",
+                stdoutTruncated: partial?.stdoutTruncated ?? false,
+                stderrTruncated: partial?.stderrTruncated ?? false
+              })
+              return { run: undefined, error, command }
+            })
+          ),
           Effect.withSpan(`fe.verify.${step}`)
         )
     })
@@ -303,7 +348,14 @@ export const makeVerifyRun = (
     problems: []
   })
 
-  const unreadable = (step: Step, tool: string, command: string, result: RunResult, what: string): StepOutcome => ({
+  const unreadable = (
+    ctx: StepContext,
+    step: Step,
+    tool: string,
+    command: string,
+    result: RunResult,
+    what: string
+  ): StepOutcome => ({
     result: {
       step,
       tool,
@@ -316,7 +368,7 @@ export const makeVerifyRun = (
         `${tool} exited with code ${result.exitCode ?? result.signal} without ${what}` +
         (result.stdoutTruncated ? " (its output was larger than the server keeps)" : "") +
         `. What it printed: ${tail(result.stderr || result.stdout) || "(nothing)"}` +
-        " — fix the cause (often the tool's configuration), or run the tool with exec_run to see all of it.",
+        ` — fix the cause (often the tool's configuration); read ${ctx.logUri(step)} (resources/read) for the whole output.`,
       runIds: [result.runId]
     },
     problems: []
@@ -381,7 +433,7 @@ export const makeVerifyRun = (
           command,
           error,
           run: result
-        } = yield* run("typecheck", binary, ["--noEmit", "--pretty", "false", "-p", project], ctx.timeoutMs)
+        } = yield* run("typecheck", binary, ["--noEmit", "--pretty", "false", "-p", project], ctx)
         commands.push(command)
         if (result === undefined)
           return failedToRun("typecheck", tool, commands.join(" && "), error!, runIds, ctx.timeoutMs)
@@ -389,7 +441,7 @@ export const makeVerifyRun = (
         durationMs += Math.round(result.durationMs)
         const found = parseTsc(result.stdout, ctx.roots)
         if (result.exitCode !== 0 && found.length === 0) {
-          return unreadable("typecheck", tool, commands.join(" && "), result, "reporting any diagnostic")
+          return unreadable(ctx, "typecheck", tool, commands.join(" && "), result, "reporting any diagnostic")
         }
         problems.push(...found)
         if (result.stdoutTruncated) cut = true
@@ -421,15 +473,11 @@ export const makeVerifyRun = (
         const binary = yield* findBinary("eslint", "eslint")
         if (binary === undefined) return notInstalled("lint", ctx.project, "eslint")
         const tool = `eslint ${binary.version}`
-        const {
-          command,
-          error,
-          run: result
-        } = yield* run("lint", binary, ["--format", "json", ...targets], ctx.timeoutMs)
+        const { command, error, run: result } = yield* run("lint", binary, ["--format", "json", ...targets], ctx)
         if (result === undefined) return failedToRun("lint", tool, command, error!, [], ctx.timeoutMs)
         const problems = parseEslintJson(result.stdout, ctx.roots)
         if (problems === undefined || (result.exitCode !== 0 && result.exitCode !== 1)) {
-          return unreadable("lint", tool, command, result, "a JSON report")
+          return unreadable(ctx, "lint", tool, command, result, "a JSON report")
         }
         return finished("lint", tool, command, Math.round(result.durationMs), problems, [result.runId])
       }
@@ -440,12 +488,12 @@ export const makeVerifyRun = (
         command,
         error,
         run: result
-      } = yield* run("lint", binary, ["lint", "--reporter=json", "--colors=off", ...targets], ctx.timeoutMs)
+      } = yield* run("lint", binary, ["lint", "--reporter=json", "--colors=off", ...targets], ctx)
       if (result === undefined) return failedToRun("lint", tool, command, error!, [], ctx.timeoutMs)
       const workspace = yield* Workspace
       const sources = new Map<string, string | undefined>()
       const report = parseBiomeJson(result.stdout, ctx.roots, (file) => sources.get(file))
-      if (report === undefined) return unreadable("lint", tool, command, result, "a JSON report")
+      if (report === undefined) return unreadable(ctx, "lint", tool, command, result, "a JSON report")
       // Biome 1 gives byte spans: read each such file once to turn them into lines and columns (Biome 2 gives lines).
       for (const file of new Set(report.filter((p) => p.line === 0 && p.file !== "").map((p) => p.file))) {
         const read = yield* workspace.read(file).pipe(Effect.option)
@@ -476,7 +524,7 @@ export const makeVerifyRun = (
           "--passWithNoTests",
           ...(files.length === 0 ? [] : ["--runTestsByPath", ...files])
         ]
-        const { command, error, run: result } = yield* run("test", binary, args, ctx.timeoutMs)
+        const { command, error, run: result } = yield* run("test", binary, args, ctx)
         if (result === undefined) return failedToRun("test", tool, command, error!, [], ctx.timeoutMs)
         return testOutcome(tool, command, result, result.stdout, "jest", ctx)
       }
@@ -486,10 +534,15 @@ export const makeVerifyRun = (
       const shown = ["run", "--reporter=json", "--passWithNoTests", ...files]
       const args = ["run", "--reporter=json", `--outputFile.json=${reportFile}`, "--passWithNoTests", ...files]
       return yield* Effect.gen(function* () {
-        const { error, run: result } = yield* run("test", binary, args, ctx.timeoutMs)
+        const { error, run: result } = yield* run("test", binary, args, ctx)
         const command = [binary.entry.slice(binary.entry.lastIndexOf("node_modules/")), ...shown].join(" ")
         if (result === undefined) return failedToRun("test", tool, command, error!, [], ctx.timeoutMs)
         const report = yield* readReport(reportFile)
+        // The report is part of the step's output: its log shows it after the command's streams.
+        const logged = ctx.commands.get("test")
+        if (report !== undefined && logged !== undefined && logged.length > 0) {
+          logged[logged.length - 1] = { ...logged[logged.length - 1]!, report }
+        }
         return testOutcome(tool, command, result, report ?? result.stdout, "vitest", ctx)
       }).pipe(Effect.ensuring(removeReport(reportFile)))
     })
@@ -503,9 +556,9 @@ export const makeVerifyRun = (
     ctx: StepContext
   ): StepOutcome => {
     const report = parseTestJson(reportText, ctx.roots, runner)
-    if (report === undefined) return unreadable("test", tool, command, result, "a JSON test report")
+    if (report === undefined) return unreadable(ctx, "test", tool, command, result, "a JSON test report")
     if (result.exitCode !== 0 && report.problems.length === 0) {
-      return unreadable("test", tool, command, result, "reporting which test failed")
+      return unreadable(ctx, "test", tool, command, result, "reporting which test failed")
     }
     if (ctx.files.length > 0 && report.counts.total === 0 && report.problems.length === 0) {
       return {
@@ -542,6 +595,7 @@ export const makeVerifyRun = (
   ) {
     const state = yield* FeState
     const workspace = yield* Workspace
+    const buildLogs = yield* FeBuildLogs
     const project = yield* state.project
     const normalized: Array<string> = []
     for (const file of files) {
@@ -566,11 +620,16 @@ export const makeVerifyRun = (
     }
     const order: ReadonlyArray<Step> = ["typecheck", "lint", "test"]
     const selected = order.filter((step) => chosen === undefined || chosen.includes(step))
+    // The run's id names its steps' logs (fe://build/<run>-<step>): random, so a log read after a restart of the
+    // server is not another run's.
+    const runId = randomUUID().slice(0, 8)
     const ctx: StepContext = {
       project,
       files: normalized,
       timeoutMs: Math.min(timeoutMs ?? defaultTimeoutMs, settings.maxStepTimeoutMs),
-      roots: [workspace.root]
+      roots: [workspace.root],
+      commands: new Map(),
+      logUri: (step) => buildLogUri(buildLogId(runId, step))
     }
     // Under 2026-07-28, with a client that declared tasks, the steps run as a task: the call is answered at
     // once and tasks/get follows it (tasks/cancel stops the running tool and every process it started).
@@ -578,6 +637,7 @@ export const makeVerifyRun = (
       // Read inside the task's work: a task's Progress is disabled (a task sends no notifications), the
       // request's would report on the call that created the task.
       const progress = yield* Progress
+      const startedAt = yield* Clock.currentTimeMillis
       const outcomes: Array<StepOutcome> = []
       for (const [index, step] of selected.entries()) {
         yield* progress.report({ progress: index * 2, total: selected.length * 2, message: `${step}: running` })
@@ -595,7 +655,34 @@ export const makeVerifyRun = (
       )
       // A check another tool runs (fe_batch's) only remembers its problems' ids; fe_verify's are the last run.
       yield* options.record === false ? state.remember(sorted) : state.setLastVerify(sorted)
-      const results = outcomes.map((outcome) => outcome.result)
+      // Each step that ran a command keeps its whole output as a resource, named by its result's log.
+      const logged = outcomes.filter((outcome) => (ctx.commands.get(outcome.result.step) ?? []).length > 0)
+      yield* Effect.sync(() =>
+        buildLogs.add(
+          logged.map(({ result }) => ({
+            id: buildLogId(runId, result.step),
+            run: runId,
+            step: result.step,
+            startedAt,
+            title: `fe_verify ${result.step}: ${result.status} (${result.tool})`,
+            description: result.detail,
+            text: renderStepLog({
+              run: runId,
+              step: result.step,
+              startedAt,
+              tool: result.tool,
+              status: result.status,
+              detail: result.detail,
+              commands: ctx.commands.get(result.step)!
+            })
+          }))
+        )
+      )
+      const results = outcomes.map((outcome) =>
+        (ctx.commands.get(outcome.result.step) ?? []).length > 0
+          ? { ...outcome.result, log: ctx.logUri(outcome.result.step) }
+          : outcome.result
+      )
       const ok = results.every((r) => r.status === "passed" || r.status === "skipped")
       const errors = sorted.filter((p) => p.severity === "error").length
       const warnings = sorted.length - errors
@@ -607,9 +694,12 @@ export const makeVerifyRun = (
           (broken.length > 0 ? `; ${broken.map((r) => `${r.step}: ${r.detail}`).join(" ")}` : ".")
       const next =
         errors > 0
-          ? "Call fe_doctor with no arguments for the cause and fix of each problem, apply the fixes with workspace_edit, then call fe_verify again."
+          ? "Call fe_doctor with no arguments for the cause and fix of each problem, apply the fixes with workspace_edit, then call fe_verify again." +
+            (broken.length > 0
+              ? ` The ${broken.map((r) => r.step).join(" and ")} did not run: fix what stopped ${broken.length === 1 ? "it" : "them"} (see the step's detail, and read its log with resources/read for the whole output).`
+              : "")
           : broken.length > 0
-            ? "Fix what stopped the steps that did not run (see each step's detail), then call fe_verify again."
+            ? "Fix what stopped the steps that did not run (see each step's detail, and read its log with resources/read for the whole output), then call fe_verify again."
             : warnings > 0
               ? "Only warnings remain: fe_doctor explains them; call fe_verify again after changing code."
               : "Nothing to fix. Call fe_verify again after the next change; fe_skeleton maps the code."
@@ -658,7 +748,9 @@ export const makeVerifyRun = (
  * @category constructors
  * @since 0.1.0
  */
-export const makeVerify = (settings: FeSettingsShape): Tool.Handled<CommandRunner | Progress | Workspace | FeState> => {
+export const makeVerify = (
+  settings: FeSettingsShape
+): Tool.Handled<CommandRunner | Progress | Workspace | FeState | FeBuildLogs> => {
   const defaultTimeoutMs = Math.min(settings.defaultStepTimeoutMs, settings.maxStepTimeoutMs)
   const run = makeVerifyRun(settings)
   return Tool.make("verify", {
@@ -670,6 +762,8 @@ export const makeVerify = (settings: FeSettingsShape): Tool.Handled<CommandRunne
       "after changing code. steps chooses the steps (default: all the project has); files limits the lint and the " +
       "tests to those files and the typecheck's report to them (the whole project is still checked, as types cross " +
       "files). Then call fe_doctor (no arguments: the problems of this run) for the cause and fix of each problem. " +
+      "Each step that ran a command names its whole output in log (a fe://build/<id> resource: read it with " +
+      "resources/read when a step errored or its detail is not enough). " +
       "Progress is reported per step; cancelling stops the running tool and every process it started.",
     input: Schema.Struct({
       steps: Schema.optionalKey(

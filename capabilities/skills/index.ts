@@ -92,3 +92,14 @@ export {
    */
   SkillsSettings
 }
+export {
+  /**
+   * The default settings, the settings' type and the Schema of the configuration file's `skills` section (see
+   * `settings.ts`).
+   *
+   * @since 0.5.0
+   */
+  defaultSkillsSettings,
+  type SkillsSettingsShape,
+  SkillsSettingsSchema
+} from "./settings.ts"

@@ -150,8 +150,11 @@ const list = Command.make(
     out +=
       `\nBy default serve enables ${Bundled.defaults.join(",")}; --capabilities (or "capabilities" in the ` +
       `configuration file) chooses, e.g. mcp-runtime serve --capabilities ${Object.keys(Bundled.bundled)
-        .filter((id) => id !== "conformance")
-        .join(",")} (conformance: the official suite's fixtures, for its runs)\n`
+        .filter((id) => id !== "conformance" && id !== "bridge")
+        .join(
+          ","
+        )} (bridge: the socket applications register tools through, with --bridge; conformance: the official ` +
+      `suite's fixtures, for its runs)\n`
     process.stdout.write(out)
   }, quietLogs)
 ).pipe(Command.withDescription("List the bundled capabilities and what each contributes"))

@@ -29,6 +29,7 @@ import * as NodeWorkspace from "../../layers/NodeWorkspace.ts"
 import * as QuickJsSandbox from "../../layers/QuickJsSandbox.ts"
 import { Confirmation } from "../Confirmation.ts"
 import * as Gate from "../Gate.ts"
+import * as BridgeServer from "../../layers/BridgeServer.ts"
 import * as Inspector from "../Inspector.ts"
 import * as Kernel from "../Kernel.ts"
 import * as McpServer from "../McpServer.ts"
@@ -255,6 +256,8 @@ export const serverLayers = (
   options: {
     /** The `--inspect` page's inspector: the command runner and the audit log report to it. Since 0.5.0. */
     readonly inspector?: Inspector.Inspector["Service"] | undefined
+    /** The bridge's socket (`--bridge`), for the `bridge` capability. Since 0.5.0. */
+    readonly bridge?: BridgeServer.Options | undefined
   } = {}
 ) => ({
   // The alias check runs once every capability has registered.
@@ -273,7 +276,9 @@ export const serverLayers = (
             workspace: NodeWorkspace.layer(settings.workspace),
             openWorkspace: (root) => NodeWorkspace.make({ ...settings.workspace, root }),
             sandbox: QuickJsSandbox.layer,
-            learnedStore: CodeStore.directory(settings.code.storePath).pipe(Layer.provide(NodeServices.layer))
+            learnedStore: CodeStore.directory(settings.code.storePath).pipe(Layer.provide(NodeServices.layer)),
+            // A server built only to be looked at (capabilities list, doctor, surface, call) never takes the socket.
+            bridge: options.bridge === undefined ? BridgeServer.idle : BridgeServer.layer(options.bridge)
           }
         ),
         // Other MCP servers, mounted under their ids (the configuration's `upstreams`).

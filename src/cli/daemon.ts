@@ -162,8 +162,9 @@ const WireServeFlags = Schema.Struct({
   store: Schema.optionalKey(Nullable(Schema.String)),
   runnerHost: Schema.optionalKey(Nullable(Schema.String)),
   runnerPort: Schema.optionalKey(Nullable(Schema.Int)),
-  // A session with --inspect is served in its own process; the daemon only ever sees it absent.
-  inspect: Schema.optionalKey(Nullable(Schema.Int))
+  // A session with --inspect or --bridge is served in its own process; the daemon only ever sees them absent.
+  inspect: Schema.optionalKey(Nullable(Schema.Int)),
+  bridge: Schema.optionalKey(Nullable(Schema.String))
 })
 
 /**

@@ -24,6 +24,7 @@ import * as DaemonClient from "../internal/daemonClient.ts"
 import * as DaemonProtocol from "../internal/daemonProtocol.ts"
 import * as Durable from "../internal/durable.ts"
 import { nodeSqlite, unavailableReason } from "../internal/sqlite.ts"
+import * as UnknownKeys from "../internal/unknownKeys.ts"
 import * as ServerConfig from "../ServerConfig.ts"
 import {
   AlreadyReported,
@@ -323,6 +324,72 @@ export const capabilityChecks = Effect.fnUntraced(function* (
   }
   return { checks, registered }
 })
+
+/**
+ * The check of the names the configuration holds — `limits.tools` and
+ * `limits.capabilities` keys, gate rules' `names`, `confirmation.preApproved`
+ * — against what the capabilities registered: ✗ naming each key that
+ * matches nothing, with the nearest public name (such a setting has no
+ * effect). Run-time (`app_`) names are not known here and never reported.
+ * No check when the settings name nothing; not checked when a capability
+ * did not start (its names are unknown).
+ *
+ * **Example**
+ *
+ * ```ts
+ * import { nameCheck } from "./src/cli/doctor.ts"
+ *
+ * declare const settings: import("./src/cli/settings.ts").Settings
+ * declare const registered: ReadonlyArray<import("./src/cli/doctor.ts").CapabilityReport>
+ * const check = nameCheck(settings, registered) // Check | undefined
+ * ```
+ *
+ * @category reports
+ * @since 0.5.0
+ */
+export const nameCheck = (
+  settings: Settings.Settings,
+  registered: ReadonlyArray<CapabilityReport>
+): Check | undefined => {
+  const policyTools = Object.keys(settings.policy.tools ?? {})
+  const policyCapabilities = Object.keys(settings.policy.capabilities ?? {})
+  const gateRules = settings.gate?.rules ?? []
+  const keys: UnknownKeys.Keys = { policyTools, policyCapabilities, gateRules, preApproved: settings.preApproved }
+  const count =
+    policyTools.length +
+    policyCapabilities.length +
+    gateRules.reduce((n, rule) => n + rule.names.length, 0) +
+    settings.preApproved.length
+  if (count === 0) return undefined
+  const ids = new Set(registered.map((c) => c.id))
+  const missing = [...settings.capabilities, ...Object.keys(settings.upstreams)].filter((id) => !ids.has(id))
+  if (missing.length > 0) {
+    return {
+      ok: true,
+      title: `Names in the configuration: not checked (${missing.join(", ")} did not start)`,
+      details: []
+    }
+  }
+  const unknown = UnknownKeys.find(
+    {
+      capabilities: registered.map((c) => ({
+        id: c.id,
+        tools: c.tools.map((t) => t.name),
+        prompts: c.prompts.map((p) => p.name),
+        resources: [...c.resources.map((r) => r.name), ...c.templates.map((t) => t.name)],
+        foreignNames: c.upstream !== undefined
+      }))
+    },
+    keys
+  )
+  return unknown.length === 0
+    ? { ok: true, title: `Names in the configuration: each of ${count} names something published`, details: [] }
+    : {
+        ok: false,
+        title: `Names in the configuration: ${unknown.length} name${unknown.length === 1 ? "" : "s"} nothing published`,
+        details: unknown.map(UnknownKeys.configMessage)
+      }
+}
 
 const atLeast = (version: string, required: string): boolean => {
   const a = version.replace(/^v/, "").split(".").map(Number)
@@ -786,6 +853,9 @@ export const diagnose = Effect.fnUntraced(function* (flags: {
   const inspected = yield* capabilityChecks(settings)
   capabilities.push(...inspected.checks)
   const registered = inspected.registered
+  // A name in the configuration that matches nothing published is a setting without effect.
+  const names = nameCheck(settings, registered)
+  if (names !== undefined) setup.push(names)
 
   const services = section("Host services and safety controls")
   // Loaded for its defaults only when HTTP is configured (as serve does).

@@ -14,6 +14,7 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as References from "effect/References"
 import * as Tracer from "effect/Tracer"
+import * as BridgeServer from "../../layers/BridgeServer.ts"
 import * as Logging from "../../layers/Logging.ts"
 import * as StdioTransport from "../../layers/StdioTransport.ts"
 import * as Tracing from "../../layers/Tracing.ts"
@@ -33,6 +34,24 @@ import {
 import { serveThroughDaemon } from "./daemon.ts"
 import { UsageError } from "./settings.ts"
 
+// `--bridge`'s value: `on` (the default socket), `tcp` / `tcp:PORT` (loopback with a token file), else a socket path.
+const bridgeOptions = (value: string): Effect.Effect<BridgeServer.Options, UsageError> => {
+  if (value === "on" || value === "") return Effect.succeed({ path: BridgeServer.defaultPath(process.env) })
+  const tcp = /^tcp(?::(\d+))?$/.exec(value)
+  if (tcp !== null) {
+    const port = tcp[1] === undefined ? 0 : Number(tcp[1])
+    if (port > 65535) {
+      return Effect.fail(new UsageError({ message: `--bridge=${value}: expected a port from 1 to 65535` }))
+    }
+    return Effect.succeed({ tcp: { port, tokenFile: BridgeServer.defaultTokenFile(process.env) } })
+  }
+  if (value.startsWith("tcp")) {
+    return Effect.fail(
+      new UsageError({ message: `--bridge=${value}: expected tcp or tcp:PORT, or a socket path (or --bridge alone)` })
+    )
+  }
+  return Effect.succeed({ path: value })
+}
 /**
  * The `serve` command.
  *
@@ -168,6 +187,13 @@ export const serve = Command.make(
       Flag.withDescription("With --store postgres://…: this instance's runner port (default: a free one)"),
       Flag.optional
     ),
+    bridge: Flag.String("bridge").pipe(
+      Flag.withOptionalValue("on"),
+      Flag.withDescription(
+        "Let running applications register tools and resources at run time through a local socket (--bridge: the default Unix socket under the state directory; --bridge=PATH: that socket; --bridge=tcp or tcp:PORT: 127.0.0.1 with a token in a 0600 file); adds the bridge capability (see docs/bridge.md)"
+      ),
+      Flag.optional
+    ),
     inspect: Flag.Int("inspect").pipe(
       Flag.withOptionalValue("0"),
       Flag.withDescription(
@@ -178,7 +204,9 @@ export const serve = Command.make(
   },
   Effect.fnUntraced(function* (flags) {
     const cliLogLevel = yield* GlobalFlag.LogLevel
-    const { config, settings } = yield* loadConfigured({ root: flags.root, config: flags.config, flags })
+    const loaded = yield* loadConfigured({ root: flags.root, config: flags.config, flags })
+    const config = loaded.config
+    let settings = loaded.settings
     const root = settings.root
     const http = settings.transport === "http"
     const inspectPort = Option.getOrUndefined(flags.inspect)
@@ -188,7 +216,14 @@ export const serve = Command.make(
       })
     }
     const inspector = inspectPort === undefined ? undefined : yield* Inspector.make
-    const { capabilities: bundled, configuration, kernel } = serverLayers(settings, { inspector })
+    // --bridge, or the bridge capability enabled otherwise (--capabilities, the configuration file): its socket.
+    const bridgeFlag =
+      Option.getOrUndefined(flags.bridge) ?? (settings.capabilities.includes("bridge") ? "on" : undefined)
+    const bridge = bridgeFlag === undefined ? undefined : yield* bridgeOptions(bridgeFlag)
+    if (bridge !== undefined && !settings.capabilities.includes("bridge")) {
+      settings = { ...settings, capabilities: [...settings.capabilities, "bridge"] }
+    }
+    const { capabilities: bundled, configuration, kernel } = serverLayers(settings, { inspector, bridge })
     // The durable task store is part of what the server is built with (the kernel's tools run its tasks).
     // With PostgreSQL, input-required states are sealed with a secret every instance shares (from the database),
     // unless keys are configured.
@@ -285,8 +320,9 @@ export const serve = Command.make(
             )
           )
         })
-      : // The page shows this process's requests: with --inspect the session is served here.
-        settings.daemon.mode === "auto" && inspector === undefined
+      : // The page shows this process's requests, and the bridge's socket is this process's: with --inspect or
+        // --bridge the session is served here.
+        settings.daemon.mode === "auto" && inspector === undefined && bridge === undefined
         ? serveThroughDaemon({
             settings,
             flags,

@@ -123,10 +123,12 @@ export const requestFields = (
   method: string | undefined,
   id: RequestId | null,
   correlationId: string,
+  component: string,
   tool: string | undefined,
   queueMs: number,
   elapsedMs: number,
   outcome: string,
+  error: string | undefined,
   bytesIn: number | undefined,
   bytesOut: number | undefined
 ): Record<PropertyKey, unknown> => {
@@ -134,20 +136,45 @@ export const requestFields = (
   if (method !== undefined) fields.method = method
   fields.id = id
   fields.correlation_id = correlationId
+  fields.component = component
   if (tool !== undefined) fields.tool = tool
   fields.queue_ms = queueMs
   fields.elapsed_ms = elapsedMs
   fields.outcome = outcome
+  if (error !== undefined) fields.error = error
   if (bytesIn !== undefined) fields.bytes_in = bytesIn
   if (bytesOut !== undefined) fields.bytes_out = bytesOut
   // Not enumerable: a logger that prints the object (Effect's pretty logger, `console.log`) does not show it.
   Object.defineProperty(fields, fieldsJsonKey, {
-    value: format.fields(method, id, correlationId, tool, queueMs, elapsedMs, outcome, bytesIn, bytesOut)
+    value: format.fields(
+      method,
+      id,
+      correlationId,
+      component,
+      tool,
+      queueMs,
+      elapsedMs,
+      outcome,
+      error,
+      bytesIn,
+      bytesOut
+    )
   })
   return fields
 }
 
 const format = makeRequestLineFormat()
+
+/** The `component` of a request's log line whose capability is not known. */
+export const serverComponent = "server"
+
+// The message of a JSON-RPC error line (the lines `rejected` is given are built by `errorLine`, so always JSON).
+const errorMessageOf = (line: string): string | undefined => {
+  const parsed: unknown = JSON.parse(line)
+  const error = typeof parsed === "object" && parsed !== null ? (parsed as { error?: unknown }).error : undefined
+  const message = typeof error === "object" && error !== null ? (error as { message?: unknown }).message : undefined
+  return typeof message === "string" ? message : undefined
+}
 
 // The only logger's request-line writer, when it has one and the line would carry nothing but its fields.
 const requestLineWriter = (
@@ -224,9 +251,12 @@ export const make = (shared: Shared): Dispatch => {
     if (Option.isSome(failure) && isMcpError(failure.value) && !Cause.hasDies(cause)) {
       // A policy outcome (timeout, overloaded) set on the way is kept.
       record.outcome = failure.value._tag === "InternalError" ? "internal_error" : (record.outcome ?? "error")
+      record.error = failure.value.message
       return Effect.succeed(errorLine(id, failure.value))
     }
     record.outcome = "internal_error"
+    const internal = new InternalError({ correlationId })
+    record.error = internal.message
     return Effect.as(
       Effect.logError(
         Cause.hasInterruptsOnly(cause)
@@ -234,7 +264,7 @@ export const make = (shared: Shared): Dispatch => {
           : `${method.name} failed with a defect`,
         { method: method.name, id, correlation_id: correlationId, cause: Cause.pretty(cause) }
       ),
-      errorLine(id, new InternalError({ correlationId }))
+      errorLine(id, internal)
     )
   }
 
@@ -244,6 +274,7 @@ export const make = (shared: Shared): Dispatch => {
         const loggers = fiber.getRef(Logger.CurrentLoggers)
         if (loggers.size > 0) {
           const writer = requestLineWriter(fiber, loggers)
+          const error = errorMessageOf(line)
           if (writer !== undefined) {
             const millis = fiber.getRef(Clock.Clock).currentTimeMillisUnsafe()
             writer(
@@ -252,10 +283,12 @@ export const make = (shared: Shared): Dispatch => {
               method,
               id,
               correlationId(),
+              serverComponent,
               undefined,
               0,
               0,
               "error",
+              error,
               bytesIn,
               utf8Length(line) + 1
             )
@@ -263,7 +296,19 @@ export const make = (shared: Shared): Dispatch => {
             logRequest(
               fiber,
               loggers,
-              requestFields(method, id, correlationId(), undefined, 0, 0, "error", bytesIn, utf8Length(line) + 1)
+              requestFields(
+                method,
+                id,
+                correlationId(),
+                serverComponent,
+                undefined,
+                0,
+                0,
+                "error",
+                error,
+                bytesIn,
+                utf8Length(line) + 1
+              )
             )
           }
         }
@@ -327,6 +372,7 @@ export const make = (shared: Shared): Dispatch => {
       capability: undefined,
       queueMs: 0,
       outcome: undefined,
+      error: undefined,
       ended: false,
       atEnd: []
     }
@@ -402,6 +448,7 @@ export const make = (shared: Shared): Dispatch => {
             outcome === "ok" ? { "mcp.outcome": outcome } : { "mcp.outcome": outcome, "error.type": outcome }
           if (record.tool !== undefined) attributes["mcp.tool.name"] = record.tool
           if (record.capability !== undefined) attributes["mcp.capability"] = record.capability
+          if (record.error !== undefined) attributes["mcp.error.message"] = record.error
           annotate = Effect.annotateCurrentSpan(attributes)
         }
         // The request's log line, handed to the loggers directly (what `Effect.logInfo("request", fields)`
@@ -414,6 +461,10 @@ export const make = (shared: Shared): Dispatch => {
             const queueMs = Math.round(record.queueMs * 1000) / 1000
             const bytesOut = line === undefined ? undefined : utf8Length(line) + 1
             const writer = requestLineWriter(fiber, loggers)
+            // What served it: the capability of the tool, resource or prompt, else the server itself.
+            const component = record.capability ?? serverComponent
+            // A message only for an outcome other than ok (a cancelled request's record may hold one from before).
+            const error = cancelled ? undefined : record.error
             if (writer !== undefined) {
               const millis = fiber.getRef(Clock.Clock).currentTimeMillisUnsafe()
               const tool = record.tool
@@ -424,10 +475,12 @@ export const make = (shared: Shared): Dispatch => {
                   method.name,
                   id,
                   correlationId,
+                  component,
                   tool,
                   queueMs,
                   elapsedMs,
                   outcome,
+                  error,
                   bytesIn,
                   bytesOut
                 )
@@ -436,10 +489,12 @@ export const make = (shared: Shared): Dispatch => {
                 method.name,
                 id,
                 correlationId,
+                component,
                 record.tool,
                 queueMs,
                 elapsedMs,
                 outcome,
+                error,
                 bytesIn,
                 bytesOut
               )

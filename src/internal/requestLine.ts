@@ -23,17 +23,24 @@ export const fieldsJsonKey: unique symbol = Symbol.for("effect-mcp-runtime/log-f
  */
 export const requestLineKey: unique symbol = Symbol.for("effect-mcp-runtime/request-line") as any
 
-/** The values of a request line, in order (the fields' order, after the fiber's id and the time). */
+/**
+ * The values of a request line, in order (the fields' order, after the
+ * fiber's id and the time). `component` is what served the request (a
+ * capability id, or `server`); `error` the message of an outcome other than
+ * ok, when there is one. An undefined value leaves its field out.
+ */
 export type RequestLineValues = [
   fiberId: number,
   millis: number,
   method: string | undefined,
   id: string | number | null,
   correlationId: string,
+  component: string,
   tool: string | undefined,
   queueMs: number,
   elapsedMs: number,
   outcome: string,
+  error: string | undefined,
   bytesIn: number | undefined,
   bytesOut: number | undefined
 ]
@@ -48,10 +55,12 @@ export interface RequestLineFormat {
     method: string | undefined,
     id: string | number | null,
     correlationId: string,
+    component: string,
     tool: string | undefined,
     queueMs: number,
     elapsedMs: number,
     outcome: string,
+    error: string | undefined,
     bytesIn: number | undefined,
     bytesOut: number | undefined
   ) => string
@@ -75,7 +84,7 @@ export function makeRequestLineFormat(): RequestLineFormat {
     return lastIso
   }
   const numberJson = (value: number): string => (Number.isFinite(value) ? `${value}` : "null")
-  // Method, tool and outcome names repeat: their JSON is kept (at most 512 of them).
+  // Method, component, tool and outcome names repeat: their JSON is kept (at most 512 of them).
   const names = new Map<string, string>()
   const name = (value: string): string => {
     let json = names.get(value)
@@ -93,26 +102,45 @@ export function makeRequestLineFormat(): RequestLineFormat {
     method,
     id,
     correlationId,
+    component,
     tool,
     queueMs,
     elapsedMs,
     outcome,
+    error,
     bytesIn,
     bytesOut
   ) =>
     "{" +
     (method === undefined ? "" : `"method":${name(method)},`) +
     `"id":${typeof id === "number" ? numberJson(id) : JSON.stringify(id)},"correlation_id":${plain(correlationId)}` +
+    `,"component":${name(component)}` +
     (tool === undefined ? "" : `,"tool":${name(tool)}`) +
     `,"queue_ms":${numberJson(queueMs)},"elapsed_ms":${numberJson(elapsedMs)},"outcome":${name(outcome)}` +
+    // Error messages vary: not kept.
+    (error === undefined ? "" : `,"error":${JSON.stringify(error)}`) +
     (bytesIn === undefined ? "" : `,"bytes_in":${numberJson(bytesIn)}`) +
     (bytesOut === undefined ? "" : `,"bytes_out":${numberJson(bytesOut)}`) +
     "}"
   return {
     fields,
-    line: (fiberId, millis, method, id, correlationId, tool, queueMs, elapsedMs, outcome, bytesIn, bytesOut) =>
+    line: (
+      fiberId,
+      millis,
+      method,
+      id,
+      correlationId,
+      component,
+      tool,
+      queueMs,
+      elapsedMs,
+      outcome,
+      error,
+      bytesIn,
+      bytesOut
+    ) =>
       `{"message":"request","level":"INFO","timestamp":"${iso(millis)}","annotations":` +
-      fields(method, id, correlationId, tool, queueMs, elapsedMs, outcome, bytesIn, bytesOut) +
+      fields(method, id, correlationId, component, tool, queueMs, elapsedMs, outcome, error, bytesIn, bytesOut) +
       `,"spans":{},"fiberId":"#${fiberId}"}`
   }
 }

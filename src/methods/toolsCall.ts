@@ -43,24 +43,51 @@ const shapeFor = (result: CallToolResult, version: ProtocolVersion.ProtocolVersi
   }
 }
 
-const errorResult = (text: string, code: string, suggestion: string): CallToolResult => ({
+const errorResult = (
+  text: string,
+  code: string,
+  suggestion: string,
+  details?: { readonly [key: string]: unknown }
+): CallToolResult => ({
   content: [{ type: "text", text: `${text}\nSuggestion: ${suggestion}` }],
   isError: true,
-  _meta: { [errorMetaKey]: { code, suggestion } }
+  _meta: { [errorMetaKey]: details === undefined ? { code, suggestion } : { code, suggestion, ...details } }
 })
 
+// A count or a duration as JSON carries it: a limit that is off (Infinity) is null.
+const finite = (value: number): number | null => (Number.isFinite(value) ? value : null)
+const millis = (value: number): number | null => finite(Math.round(value * 1000) / 1000)
+
+// The policy's error results carry what their text says as data: for a timeout the timeout that applied (and where
+// it came from) and how long the call ran; for an overload which limit was full, how many calls held it, how many
+// waited, and the queue's bounds.
 const policyResult = (error: Overloaded | TimedOut): CallToolResult =>
   error._tag === "TimedOut"
     ? errorResult(
         error.message,
         "timeout",
         `Retry with less work per call (fewer files, a narrower query), or ask the operator to raise the ` +
-          `timeout of ${error.tool}.`
+          `timeout of ${error.tool}.`,
+        {
+          timeoutMs: finite(error.timeoutMs),
+          source: error.source,
+          elapsedMs: millis(error.elapsedMs ?? error.timeoutMs)
+        }
       )
     : errorResult(
         error.message,
         "overloaded",
-        `Wait for the calls in progress to finish, then retry ${error.tool}; make fewer calls in parallel.`
+        `Wait for the calls in progress to finish, then retry ${error.tool}; make fewer calls in parallel.`,
+        {
+          ...(error.reason === undefined ? {} : { reason: error.reason }),
+          ...(error.scope === undefined ? {} : { scope: error.scope }),
+          maxConcurrent: finite(error.limit),
+          inFlight: error.active,
+          ...(error.queued === undefined ? {} : { queued: error.queued }),
+          ...(error.maxQueued === undefined ? {} : { maxQueued: finite(error.maxQueued) }),
+          ...(error.queueTimeoutMs === undefined ? {} : { queueTimeoutMs: finite(error.queueTimeoutMs) }),
+          waitedMs: millis(error.waitedMs)
+        }
       )
 
 const tooLarge = (tool: string, bytes: number, limit: Policy.Resolved<number>): CallToolResult =>
@@ -103,6 +130,7 @@ const respond = (
     json = JSON.stringify(shaped)
   }
   record.outcome = outcomeOf(shaped)
+  if (shaped.isError === true) record.error = errorTextOf(shaped)
   // 2026-07-28: the stateless path's shaping puts `resultType` and the server's identity in front of the JSON;
   // a result with a `_meta` of its own is merged here instead.
   if (answering.serverInfo !== undefined && shaped._meta !== undefined) {
@@ -116,6 +144,20 @@ const respond = (
 interface Answering {
   readonly request: RequestContext["Service"]
   readonly serverInfo: object | undefined
+}
+
+// What an error result says, for the request's log line: its first text, without the suggestion that follows it,
+// at most 1,000 characters; else its code.
+const errorTextOf = (result: CallToolResult): string => {
+  for (const block of result.content) {
+    if (block.type === "text") {
+      const text = (block as { readonly text: string }).text
+      const at = text.indexOf("\nSuggestion: ")
+      const message = at === -1 ? text : text.slice(0, at)
+      return message.length > 1000 ? `${message.slice(0, 999)}…` : message
+    }
+  }
+  return outcomeOf(result)
 }
 
 const outcomeOf = (result: CallToolResult): string => {

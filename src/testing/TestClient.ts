@@ -5,6 +5,9 @@
  * prompts and check error codes; server-to-client requests (elicitation,
  * sampling, roots) are answered by handlers the test gives. Nothing in it
  * uses real time, so a test can fork a call and move `TestClock`.
+ * {@link forCapability} gives a view of the client typed by one
+ * capability's tools: names, arguments and structured results checked by
+ * the compiler.
  *
  * @since 0.1.0
  */
@@ -19,6 +22,7 @@ import type { CallToolResult } from "../McpSchema.ts"
 import * as McpServer from "../McpServer.ts"
 import * as ProtocolVersion from "../ProtocolVersion.ts"
 import type * as Method from "../Method.ts"
+import type * as Tool from "../Tool.ts"
 import { makeMemory, Transport } from "../Transport.ts"
 
 export {
@@ -295,6 +299,274 @@ export interface TestClient {
     method: string,
     predicate?: ((params: any) => boolean) | undefined
   ) => Effect.Effect<Notification>
+}
+
+/**
+ * A tool as {@link forCapability} takes it: its declaration (what
+ * `Tool.make` returns) or a handled tool (what `Tool.handle` returns), whose
+ * `tool` is the declaration.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import * as Schema from "effect/Schema"
+ * import type { TestClient } from "effect-mcp-runtime/testing"
+ * import * as Tool from "effect-mcp-runtime/Tool"
+ *
+ * const greet: TestClient.ToolLike = Tool.make("greet", {
+ *   description: "Greets someone by name.",
+ *   input: Schema.Struct({ name: Schema.String })
+ * })
+ * ```
+ *
+ * @category models
+ * @since 0.5.0
+ */
+export type ToolLike = Tool.Tool<any, any, any> | { readonly tool: Tool.Tool<any, any, any> }
+
+/**
+ * The declaration of a {@link ToolLike}: the tool itself, or a handled tool's
+ * `tool`.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import type { TestClient } from "effect-mcp-runtime/testing"
+ * import * as Tool from "effect-mcp-runtime/Tool"
+ *
+ * const ping = Tool.make("ping", { description: "Answers pong." })
+ * type Name = TestClient.DeclarationOf<{ readonly tool: typeof ping }>["name"] // "ping"
+ * ```
+ *
+ * @category models
+ * @since 0.5.0
+ */
+export type DeclarationOf<T> =
+  T extends Tool.Tool<any, any, any>
+    ? T
+    : T extends { readonly tool: infer D extends Tool.Tool<any, any, any> }
+      ? D
+      : never
+
+/**
+ * The public names of a capability's tools, as a literal union:
+ * `"<capabilityId>_<name>"` for each (the kernel prefixes every name with
+ * the id of the capability that contributes it).
+ *
+ * **Example**
+ *
+ * ```ts
+ * import type { TestClient } from "effect-mcp-runtime/testing"
+ * import * as Tool from "effect-mcp-runtime/Tool"
+ *
+ * const greet = Tool.make("greet", { description: "Greets." })
+ * const slow = Tool.make("slow", { description: "Takes a minute." })
+ * type Names = TestClient.ToolName<"hello", [typeof greet, typeof slow]> // "hello_greet" | "hello_slow"
+ * ```
+ *
+ * @category models
+ * @since 0.5.0
+ */
+export type ToolName<
+  Id extends string,
+  Tools extends ReadonlyArray<ToolLike>
+> = `${Id}_${DeclarationOf<Tools[number]>["name"]}`
+
+/**
+ * The arguments a client sends to a tool: its input Schema's `Encoded` side
+ * (what goes over the wire as JSON; the server decodes it into the handler's
+ * input).
+ *
+ * **Example**
+ *
+ * ```ts
+ * import * as Schema from "effect/Schema"
+ * import type { TestClient } from "effect-mcp-runtime/testing"
+ * import * as Tool from "effect-mcp-runtime/Tool"
+ *
+ * const wait = Tool.make("wait", {
+ *   description: "Waits.",
+ *   input: Schema.Struct({ ms: Schema.NumberFromString })
+ * })
+ * const args: TestClient.Arguments<typeof wait> = { ms: "250" }
+ * ```
+ *
+ * @category models
+ * @since 0.5.0
+ */
+export type Arguments<T extends ToolLike> = DeclarationOf<T>["input"]["Encoded"]
+
+/**
+ * The `structuredContent` a client receives from a tool: its output
+ * Schema's `Encoded` side (the server encodes the handler's value with it),
+ * or `unknown` for a tool without an output Schema.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import * as Schema from "effect/Schema"
+ * import type { TestClient } from "effect-mcp-runtime/testing"
+ * import * as Tool from "effect-mcp-runtime/Tool"
+ *
+ * const sum = Tool.make("sum", {
+ *   description: "Adds numbers.",
+ *   output: Schema.Struct({ total: Schema.Finite })
+ * })
+ * const structured: TestClient.Structured<typeof sum> = { total: 3 }
+ * ```
+ *
+ * @category models
+ * @since 0.5.0
+ */
+export type Structured<T extends ToolLike> = DeclarationOf<T>["output"] extends Tool.ObjectSchema
+  ? DeclarationOf<T>["output"]["Encoded"]
+  : unknown
+
+/**
+ * How a {@link CapabilityClient} call names a tool: the tool value (its
+ * declaration or the handled tool) or its public name.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import type { TestClient } from "effect-mcp-runtime/testing"
+ * import * as Tool from "effect-mcp-runtime/Tool"
+ *
+ * const greet = Tool.make("greet", { description: "Greets." })
+ * const byValue: TestClient.ToolRef<"hello", [typeof greet]> = greet
+ * const byName: TestClient.ToolRef<"hello", [typeof greet]> = "hello_greet"
+ * ```
+ *
+ * @category models
+ * @since 0.5.0
+ */
+export type ToolRef<Id extends string, Tools extends ReadonlyArray<ToolLike>> =
+  | Tools[number]
+  | DeclarationOf<Tools[number]>
+  | ToolName<Id, Tools>
+
+/**
+ * The declaration a {@link ToolRef} names.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import type { TestClient } from "effect-mcp-runtime/testing"
+ * import * as Tool from "effect-mcp-runtime/Tool"
+ *
+ * const greet = Tool.make("greet", { description: "Greets." })
+ * type Greet = TestClient.Resolve<"hello", [typeof greet], "hello_greet"> // typeof greet
+ * ```
+ *
+ * @category models
+ * @since 0.5.0
+ */
+export type Resolve<Id extends string, Tools extends ReadonlyArray<ToolLike>, K> = K extends string
+  ? ByName<Id, DeclarationOf<Tools[number]>, K>
+  : DeclarationOf<K>
+
+// The declaration among D (a union) whose public name is K.
+type ByName<Id extends string, D, K extends string> =
+  D extends Tool.Tool<any, any, any> ? (K extends `${Id}_${D["name"]}` ? D : never) : never
+
+/**
+ * Options of a tool call: where its progress reports go.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import * as Effect from "effect/Effect"
+ * import type { TestClient } from "effect-mcp-runtime/testing"
+ *
+ * const options: TestClient.CallOptions = { onProgress: (report) => Effect.log(report.progress) }
+ * ```
+ *
+ * @category models
+ * @since 0.5.0
+ */
+export interface CallOptions {
+  readonly onProgress?: ((report: ProgressReport) => Effect.Effect<void>) | undefined
+}
+
+/**
+ * The arguments and options of a typed call: the arguments may be left out
+ * when the tool's input has no required field.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import * as Schema from "effect/Schema"
+ * import type { TestClient } from "effect-mcp-runtime/testing"
+ * import * as Tool from "effect-mcp-runtime/Tool"
+ *
+ * const greet = Tool.make("greet", { description: "Greets.", input: Schema.Struct({ name: Schema.String }) })
+ * const rest: TestClient.CallRest<typeof greet> = [{ name: "Ada" }]
+ * ```
+ *
+ * @category models
+ * @since 0.5.0
+ */
+export type CallRest<D extends ToolLike> =
+  {} extends Arguments<D>
+    ? [args?: Arguments<D> | undefined, options?: CallOptions | undefined]
+    : [args: Arguments<D>, options?: CallOptions | undefined]
+
+/**
+ * A typed view of a {@link TestClient} for one capability's tools (see
+ * {@link forCapability}): each call takes a tool value or its public name
+ * (a literal union), checks the arguments against the tool's input Schema,
+ * and types the structured result by its output Schema. The calls are the
+ * client's own (`tools/call` through the memory transport); only their
+ * types are narrower.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import * as Effect from "effect/Effect"
+ * import * as Schema from "effect/Schema"
+ * import type { TestClient } from "effect-mcp-runtime/testing"
+ * import * as Tool from "effect-mcp-runtime/Tool"
+ *
+ * const greet = Tool.make("greet", {
+ *   description: "Greets someone by name.",
+ *   input: Schema.Struct({ name: Schema.String }),
+ *   output: Schema.Struct({ greeting: Schema.String })
+ * })
+ *
+ * const greeting = (hello: TestClient.CapabilityClient<"hello", [typeof greet]>) =>
+ *   Effect.map(hello.callToolStructured(greet, { name: "Ada" }), (out) => out.greeting)
+ * ```
+ *
+ * @category models
+ * @since 0.5.0
+ */
+export interface CapabilityClient<Id extends string, Tools extends ReadonlyArray<ToolLike>> {
+  /** The untyped client underneath, for calls the types would refuse (wrong arguments on purpose). */
+  readonly client: TestClient
+  /** The capability's id: the prefix of its public names. */
+  readonly capabilityId: Id
+  /** The public names of the tools given, in their order. */
+  readonly names: ReadonlyArray<ToolName<Id, Tools>>
+  /** The public name of a tool: `"<capabilityId>_<name>"`. */
+  readonly name: <T extends Tools[number] | DeclarationOf<Tools[number]>>(
+    tool: T
+  ) => `${Id}_${DeclarationOf<T>["name"]}`
+  /** `TestClient.callTool` with typed arguments. */
+  readonly callTool: <K extends ToolRef<Id, Tools>>(
+    tool: K,
+    ...rest: CallRest<Resolve<Id, Tools, K>>
+  ) => Effect.Effect<CallToolResult, RpcError>
+  /** `TestClient.callToolStructured` with typed arguments and a result typed by the output Schema. */
+  readonly callToolStructured: <K extends ToolRef<Id, Tools>>(
+    tool: K,
+    ...rest: CallRest<Resolve<Id, Tools, K>>
+  ) => Effect.Effect<Structured<Resolve<Id, Tools, K>>, RpcError | UnexpectedResult>
+  /** `TestClient.expectToolError` with typed arguments. */
+  readonly expectToolError: <K extends ToolRef<Id, Tools>>(
+    tool: K,
+    args: Arguments<Resolve<Id, Tools, K>> | ({} extends Arguments<Resolve<Id, Tools, K>> ? undefined : never),
+    code: string
+  ) => Effect.Effect<CallToolResult, RpcError | UnexpectedResult>
 }
 
 const errorMetaKey = "effect-mcp-runtime/error"
@@ -577,3 +849,93 @@ export const make = <E, R>(
         })
     } satisfies TestClient
   })
+
+// Refuses a capability id that is not a literal type (its public names could not be checked).
+type CheckId<Id extends string> = string extends Id
+  ? "TestClient.forCapability: the capability id must be a literal type (write it inline, or declare the info `as const`)"
+  : unknown
+
+// Refuses tools whose names are not literal types: a `Tool.Handled` annotated as such has lost its declaration's type.
+type CheckTools<Tools extends ReadonlyArray<ToolLike>> = string extends DeclarationOf<Tools[number]>["name"]
+  ? "TestClient.forCapability: a tool's name is not a literal type (pass the declaration from Tool.make)"
+  : unknown
+
+const declaration = (tool: ToolLike): Tool.Tool<any, any, any> => ("tool" in tool ? tool.tool : tool)
+
+/**
+ * A typed view of the client for one capability's tools: calls take a tool
+ * value or its public name, their arguments are checked against the tool's
+ * input Schema (its `Encoded` side: what a JSON client sends) and the
+ * structured result is typed by its output Schema (its `Encoded` side too:
+ * what the client receives). Wrong names, wrong arguments and a wrong use
+ * of the result are compile errors.
+ *
+ * **Details**
+ *
+ * A tool value does not know the id of the capability it is registered
+ * under, and a capability's Layer does not carry its tools' types, so the
+ * view is given both: the capability id (or its info object, `{ id }`, with
+ * a literal id) and the tools, as declared with `Tool.make` or as handled
+ * with `Tool.handle`. It composes each public name `"<id>_<name>"` from
+ * them, as the kernel does; a wrong id shows at run time as an unknown tool.
+ * A tool given as a `Tool.Handled` whose type has been widened (a name that
+ * is not a literal) is a compile error: pass its declaration instead.
+ *
+ * Each call is the client's own (`callTool`, `callToolStructured`,
+ * `expectToolError`): `tools/call` through the memory transport, with the
+ * same results and errors. For calls whose arguments are wrong on purpose,
+ * use the untyped client (`view.client`).
+ *
+ * **Example**
+ *
+ * ```ts
+ * import { assert, it } from "@effect/vitest"
+ * import * as Effect from "effect/Effect"
+ * import * as Schema from "effect/Schema"
+ * import * as Capability from "effect-mcp-runtime/Capability"
+ * import { TestClient } from "effect-mcp-runtime/testing"
+ * import * as Tool from "effect-mcp-runtime/Tool"
+ *
+ * const greet = Tool.make("greet", {
+ *   description: "Greets someone by name.",
+ *   input: Schema.Struct({ name: Schema.String }),
+ *   output: Schema.Struct({ greeting: Schema.String })
+ * })
+ *
+ * const Greeter = Capability.make(
+ *   { id: "hello", description: "Greetings", version: "1.0.0" },
+ *   Effect.succeed({ tools: [greet.pipe(Tool.handle(({ name }) => Effect.succeed({ greeting: `Hello, ${name}!` })))] })
+ * )
+ *
+ * it.effect("greets", () =>
+ *   Effect.gen(function* () {
+ *     const hello = TestClient.forCapability(yield* TestClient.make(Greeter), "hello", [greet])
+ *     const out = yield* hello.callToolStructured(greet, { name: "Ada" }) // { readonly greeting: string }
+ *     assert.strictEqual(out.greeting, "Hello, Ada!")
+ *     const same = yield* hello.callToolStructured("hello_greet", { name: "Ada" })
+ *     assert.deepStrictEqual(same, out)
+ *   }).pipe(Effect.scoped)
+ * )
+ * ```
+ *
+ * @category constructors
+ * @since 0.5.0
+ */
+export const forCapability = <const Id extends string, const Tools extends ReadonlyArray<ToolLike>>(
+  client: TestClient,
+  capability: (Id | { readonly id: Id }) & CheckId<Id>,
+  tools: Tools & CheckTools<Tools>
+): CapabilityClient<Id, Tools> => {
+  const capabilityId = (typeof capability === "string" ? capability : capability.id) as Id
+  const publicName = (tool: ToolLike | string): string =>
+    typeof tool === "string" ? tool : `${capabilityId}_${declaration(tool).name}`
+  return {
+    client,
+    capabilityId,
+    names: tools.map(publicName) as Array<ToolName<Id, Tools>>,
+    name: (tool) => publicName(tool) as any,
+    callTool: (tool, ...[args, options]) => client.callTool(publicName(tool), args, options),
+    callToolStructured: (tool, ...[args, options]) => client.callToolStructured(publicName(tool), args, options),
+    expectToolError: (tool, args, code) => client.expectToolError(publicName(tool), args, code)
+  }
+}

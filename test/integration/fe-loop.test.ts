@@ -96,9 +96,9 @@ describe("the fe loop over stdio with the SDK client", { concurrent: false }, ()
     const map = structured(await call("fe_skeleton", {})).map as string
     assert.include(
       map,
-      "src/components/Counter.tsx\n  imports: react {useEffect}\n  component Counter({ label, step }: CounterProps)"
+      "src/components/Counter.tsx\n  imports: react {useEffect}\n  L8-20 component Counter({ label, step }: CounterProps)"
     )
-    assert.include(map, "  function range(start: number, end: number): number[]")
+    assert.include(map, "  L5-9 function range(start: number, end: number): number[]")
 
     // Verify: the fixture's 15 known problems, with progress per step.
     const progress: Array<string> = []

@@ -95,12 +95,14 @@ export const start = async (): Promise<Postgres> => {
       log += chunk.toString()
     })
     server = child
-    for (let i = 0; i < 200; i++) {
+    // Listening is not ready: a connection made while the server is still starting up (or recovering after a
+    // kill) is refused with "the database system is starting up". Its log says when it accepts connections.
+    for (let i = 0; i < 600; i++) {
       if (child.exitCode !== null) throw new Error(`postgres exited (${child.exitCode}):\n${log}`)
-      if (await connectable(port)) return
+      if (log.includes("ready to accept connections") && (await connectable(port))) return
       await new Promise((resolve) => setTimeout(resolve, 50))
     }
-    throw new Error(`postgres did not listen on ${port}:\n${log}`)
+    throw new Error(`postgres did not get ready on ${port}:\n${log}`)
   }
   await launch()
   const exited = (child: ChildProcess) =>

@@ -140,7 +140,8 @@ const weigh = (path: string, value: Cached): number => {
   if (value !== null) {
     bytes += 2 * 48 + (value.error === undefined ? 0 : text(value.error))
     for (const entry of value.exports) {
-      bytes += 48 + text(entry.name) + text(entry.signature) + (entry.from === undefined ? 0 : text(entry.from))
+      // 48 for the object, 16 for its two line numbers.
+      bytes += 64 + text(entry.name) + text(entry.signature) + (entry.from === undefined ? 0 : text(entry.from))
     }
     for (const entry of value.imports) {
       bytes += 2 * 48 + text(entry.from)

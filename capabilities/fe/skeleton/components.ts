@@ -33,6 +33,15 @@ interface ScriptBlock {
   readonly lang: "ts" | "tsx" | "js"
   /** Vue's `<script setup>`, Svelte's instance script, Astro's frontmatter: the component's own scope. */
   readonly instance: boolean
+  /** How many lines of the file come before the block's first line (the code's line 1). */
+  readonly lineOffset: number
+}
+
+/** How many line feeds `text` has before `offset`. */
+const lineFeedsBefore = (text: string, offset: number): number => {
+  let count = 0
+  for (let index = text.indexOf("\n"); index !== -1 && index < offset; index = text.indexOf("\n", index + 1)) count++
+  return count
 }
 
 const attribute = (tag: string, name: string): string | undefined => {
@@ -79,7 +88,8 @@ const scriptBlocks = (source: string, flavour: "vue" | "svelte"): Array<ScriptBl
     blocks.push({
       code: source.slice(tagEnd + 1, close),
       lang: lang === "ts" || lang === "typescript" ? "ts" : lang === "tsx" ? "tsx" : "js",
-      instance
+      instance,
+      lineOffset: lineFeedsBefore(source, tagEnd + 1)
     })
     from = close + "</script>".length
   }
@@ -91,7 +101,7 @@ const frontmatter = (source: string): Array<ScriptBlock> => {
   const lines = source.split("\n")
   if (lines[0]?.trim() !== "---") return []
   const end = lines.findIndex((line, index) => index > 0 && line.trim() === "---")
-  return end === -1 ? [] : [{ code: lines.slice(1, end).join("\n"), lang: "ts", instance: true }]
+  return end === -1 ? [] : [{ code: lines.slice(1, end).join("\n"), lang: "ts", instance: true, lineOffset: 1 }]
 }
 
 /** `my-button.vue` → `MyButton`. */
@@ -202,19 +212,28 @@ export const extractComponent = (parse: Parse, path: string, source: string): Fi
       continue
     }
     imports.push(...skeleton.imports)
+    // The block's lines are the file's from its first line on.
+    const shifted = skeleton.exports.map((entry) => ({
+      ...entry,
+      ...(entry.line === undefined ? {} : { line: entry.line + block.lineOffset }),
+      ...(entry.endLine === undefined ? {} : { endLine: entry.endLine + block.lineOffset })
+    }))
     if (block.instance) {
       props ??= propsOf(parse, block, flavour)
       // Svelte 4's `export let` are props (above), not module exports; Astro's `export interface Props` is listed.
-      if (flavour === "astro") exports.push(...skeleton.exports)
+      if (flavour === "astro") exports.push(...shifted)
     } else {
-      exports.push(...skeleton.exports)
+      exports.push(...shifted)
     }
   }
+  // The component is the whole file.
   const component: ExportEntry = {
     name: componentName(path),
     kind: "component",
     signature: props === undefined ? "" : `(props: ${props})`,
-    isDefault: true
+    isDefault: true,
+    line: 1,
+    endLine: lineFeedsBefore(source, source.endsWith("\n") ? source.length - 1 : source.length) + 1
   }
   return { path, exports: [component, ...exports], imports, ...(error !== undefined ? { error } : {}) }
 }

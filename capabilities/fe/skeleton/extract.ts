@@ -16,6 +16,7 @@
  */
 import * as Effect from "effect/Effect"
 import * as Tool from "../../../src/Tool.ts"
+import { parserUnavailableMessage, parserUnavailableSuggestion } from "../../../src/internal/optionalParser.ts"
 
 /**
  * The kinds of export the skeleton names.
@@ -51,6 +52,13 @@ export interface ExportEntry {
   readonly isDefault?: boolean | undefined
   /** An `async` function without a declared return type (it returns a promise the signature does not show). */
   readonly async?: boolean | undefined
+  /**
+   * The 1-based line where the declaration starts (the local declaration an `export { name }` names; the statement
+   * of a re-export). Set by {@link extract}; since 0.5.0.
+   */
+  readonly line?: number | undefined
+  /** The 1-based line where it ends (the same as `line` for a one-line declaration). Since 0.5.0. */
+  readonly endLine?: number | undefined
 }
 
 /**
@@ -135,7 +143,7 @@ export const loadParser: Effect.Effect<Parse, Error> = Effect.suspend(() =>
     ? Effect.succeed(parser)
     : Effect.tryPromise({
         try: () => import("oxc-parser"),
-        catch: (cause) => new Error(`The parser (oxc-parser) could not be loaded: ${String(cause)}`)
+        catch: (cause) => new Error(parserUnavailableMessage(cause))
       }).pipe(
         Effect.map((module) => {
           // Raw transfer builds the JS syntax tree straight from the parser's memory, several times faster than the
@@ -175,7 +183,7 @@ export const loadParserForTool: Effect.Effect<Parse, Tool.ToolError> = Effect.ma
     new Tool.ToolError({
       message: error.message,
       code: "parser_unavailable",
-      suggestion: "Reinstall the server's dependencies (oxc-parser ships a native binding per platform)."
+      suggestion: parserUnavailableSuggestion
     })
 )
 
@@ -385,6 +393,36 @@ interface File extends Source {
   readonly jsx: boolean
   /** The file's top-level declarations by name (a variable declaration with several declarators split). */
   readonly locals: Map<string, Node>
+  /** The offset where each line starts (line 1 at index 0). */
+  readonly lineStarts: ReadonlyArray<number>
+}
+
+/** The offsets where the lines of a text start: 0, then one past each line feed. */
+const lineStartsOf = (text: string): Array<number> => {
+  const starts = [0]
+  for (let index = text.indexOf("\n"); index !== -1; index = text.indexOf("\n", index + 1)) starts.push(index + 1)
+  return starts
+}
+
+/** The 1-based line of an offset (binary search over the line starts). */
+const lineAt = (file: File, offset: number): number => {
+  let low = 0
+  let high = file.lineStarts.length - 1
+  while (low < high) {
+    const middle = (low + high + 1) >> 1
+    if (file.lineStarts[middle]! <= offset) low = middle
+    else high = middle - 1
+  }
+  return low + 1
+}
+
+/** The entries with the lines of `node` where they have none yet. */
+const located = (file: File, entries: Array<ExportEntry>, node: Node): Array<ExportEntry> => {
+  if (entries.every((entry) => entry.line !== undefined)) return entries
+  const line = lineAt(file, node.start)
+  // The end offset is one past the node's last character.
+  const endLine = lineAt(file, Math.max(node.start, node.end - 1))
+  return entries.map((entry) => (entry.line !== undefined ? entry : { ...entry, line, endLine }))
 }
 
 const functionKind = (file: File, name: string, fn: Node): ExportKind =>
@@ -505,8 +543,14 @@ const valueEntry = (file: File, name: string, init: Node | null | undefined, ann
   }
 }
 
-/** The exports one declaration makes (a `const a = 1, b = 2` makes two); `asName` renames a single one. */
-const exportsOf = (file: File, node: Node, asName?: string): Array<ExportEntry> => {
+/**
+ * The exports one declaration makes (a `const a = 1, b = 2` makes two), with its lines (each declarator's own);
+ * `asName` renames a single one.
+ */
+const exportsOf = (file: File, node: Node, asName?: string): Array<ExportEntry> =>
+  located(file, declarationExports(file, node, asName), node)
+
+const declarationExports = (file: File, node: Node, asName?: string): Array<ExportEntry> => {
   switch (node.type) {
     case "FunctionDeclaration":
     case "TSDeclareFunction": {
@@ -557,10 +601,14 @@ const exportsOf = (file: File, node: Node, asName?: string): Array<ExportEntry> 
     }
     case "VariableDeclaration":
       return node.declarations.flatMap((declarator: Node) =>
-        declarator.id?.type === "Identifier"
-          ? [valueEntry(file, asName ?? declarator.id.name, declarator.init, declarator.id.typeAnnotation)]
-          : // Destructuring: every bound name, without a signature.
-            boundNames(declarator.id).map((name) => ({ name, kind: "const" as const, signature: "" }))
+        located(
+          file,
+          declarator.id?.type === "Identifier"
+            ? [valueEntry(file, asName ?? declarator.id.name, declarator.init, declarator.id.typeAnnotation)]
+            : // Destructuring: every bound name, without a signature.
+              boundNames(declarator.id).map((name) => ({ name, kind: "const" as const, signature: "" })),
+          declarator
+        )
       )
     case "TSModuleDeclaration":
       return [{ name: asName ?? print(file, node.id, 80), kind: "type", signature: "namespace" }]
@@ -648,7 +696,8 @@ export const extract = (
     comments: result.comments,
     jsx: lang === "jsx" || lang === "tsx",
     locals: new Map(),
-    limit: options?.maxSignature
+    limit: options?.maxSignature,
+    lineStarts: lineStartsOf(text)
   }
   const exports: Array<ExportEntry> = []
   const imports: Array<ImportEntry> = []
@@ -663,6 +712,7 @@ export const extract = (
     }
   }
   for (const node of result.program.body) {
+    const first = exports.length
     switch (node.type) {
       case "ImportDeclaration": {
         const names = (node.specifiers ?? []).map((s: Node) =>
@@ -692,17 +742,30 @@ export const extract = (
           const exported = nameOf(specifier.exported)
           if (node.source) {
             const type = node.exportKind === "type" || specifier.exportKind === "type" ? "type " : ""
-            exports.push({
-              name: exported,
-              kind: "reexport",
-              signature: local === exported ? (type === "" ? "" : `type ${local}`) : `${type}${local} as ${exported}`,
-              from: node.source.value
-            })
+            exports.push(
+              ...located(
+                file,
+                [
+                  {
+                    name: exported,
+                    kind: "reexport",
+                    signature:
+                      local === exported ? (type === "" ? "" : `type ${local}`) : `${type}${local} as ${exported}`,
+                    from: node.source.value
+                  }
+                ],
+                specifier
+              )
+            )
           } else {
             const declaration = file.locals.get(local)
             exports.push(
               ...(declaration === undefined
-                ? [{ name: exported, kind: "const" as const, signature: local === exported ? "" : `= ${local}` }]
+                ? located(
+                    file,
+                    [{ name: exported, kind: "const" as const, signature: local === exported ? "" : `= ${local}` }],
+                    specifier
+                  )
                 : exported === "default"
                   ? // export { App as default }: App, the default export
                     exportsOf(file, declaration).map((entry) => ({ ...entry, isDefault: true }))
@@ -778,7 +841,7 @@ export const extract = (
           // module.exports = { a, b: helper, c() {} }: each property is a named export.
           for (const property of value.properties) {
             if (property.type !== "Property" || property.computed === true) continue
-            exports.push(...exportedValue(file, nameOf(property.key), property.value))
+            exports.push(...located(file, exportedValue(file, nameOf(property.key), property.value), property))
           }
         } else if (target === "default") {
           const entries = exportedValue(file, "default", value)
@@ -789,6 +852,9 @@ export const extract = (
         break
       }
     }
+    // What has no lines of its own yet (a re-export of everything, an exported expression) takes the statement's.
+    if (exports.length > first)
+      exports.splice(first, exports.length - first, ...located(file, exports.slice(first), node))
   }
   const error = result.errors[0]
   return { path, exports, imports, ...(error !== undefined ? { error: String(error.message ?? error) } : {}) }

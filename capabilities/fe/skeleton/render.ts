@@ -6,7 +6,7 @@
  *
  * @since 0.1.0
  */
-import type { FileSkeleton } from "./extract.ts"
+import type { ExportEntry, FileSkeleton } from "./extract.ts"
 
 /**
  * How much of each file the map shows.
@@ -34,16 +34,26 @@ export type Detail = "full" | "signatures" | "names"
  */
 export const estimateTokens = (text: string): number => Math.ceil(text.length / 4)
 
+/** `L12` or `L12-20` before an export (a declaration over several lines shows its last); "" without lines. */
+const lines = (entry: ExportEntry): string =>
+  entry.line === undefined
+    ? ""
+    : entry.endLine === undefined || entry.endLine <= entry.line
+      ? `L${entry.line} `
+      : `L${entry.line}-${entry.endLine} `
+
 /**
- * One file as the map shows it, at a level of detail.
+ * One file as the map shows it, at a level of detail. Each export starts
+ * with its lines when the skeleton has them: `L12-20` (`L12` for one line)
+ * in full and signatures detail, ` L12` after the name in names detail.
  *
  * **Example**
  *
  * ```ts
  * import { renderFile } from "./capabilities/fe/skeleton/render.ts"
  *
- * renderFile({ path: "src/sum.ts", exports: [{ name: "sum", kind: "function", signature: "(a: number): number" }], imports: [] }, "full")
- * // => "src/sum.ts\n  function sum(a: number): number"
+ * renderFile({ path: "src/sum.ts", exports: [{ name: "sum", kind: "function", signature: "(a: number): number", line: 3, endLine: 5 }], imports: [] }, "full")
+ * // => "src/sum.ts\n  L3-5 function sum(a: number): number"
  * ```
  *
  * @category rendering
@@ -51,38 +61,42 @@ export const estimateTokens = (text: string): number => Math.ceil(text.length / 
  */
 export const renderFile = (file: FileSkeleton, detail: Detail): string => {
   if (detail === "names") {
-    const names = file.exports.map((e) =>
-      e.kind === "reexport"
-        ? `${e.signature || e.name} from ${e.from}`
-        : e.isDefault === true && e.name !== "default"
-          ? `${e.name} (default)`
-          : e.name
-    )
-    // A value and a type of the same name (`const Problem` and `type Problem`), or overloads, once.
-    const unique = [...new Set(names)]
+    // A value and a type of the same name (`const Problem` and `type Problem`), or overloads, once: at the first line.
+    const byName = new Map<string, string>()
+    for (const e of file.exports) {
+      const name = e.kind === "reexport" ? `${e.signature || e.name} from ${e.from}` : e.name
+      const line = e.line === undefined ? "" : ` L${e.line}`
+      const shown =
+        e.kind !== "reexport" && e.isDefault === true && e.name !== "default"
+          ? `${name}${line} (default)`
+          : `${name}${line}`
+      const key = e.kind !== "reexport" && e.isDefault === true && e.name !== "default" ? `${name} (default)` : name
+      if (!byName.has(key)) byName.set(key, shown)
+    }
+    const unique = [...byName.values()]
     return `${file.path}: ${unique.length === 0 ? "(no exports)" : unique.join(", ")}${file.error !== undefined ? " (does not parse)" : ""}`
   }
-  const lines = [file.path]
-  if (file.error !== undefined) lines.push(`  ! does not parse: ${file.error}`)
+  const out = [file.path]
+  if (file.error !== undefined) out.push(`  ! does not parse: ${file.error}`)
   if (detail === "full" && file.imports.length > 0) {
-    lines.push(
+    out.push(
       `  imports: ${file.imports.map((i) => (i.names.length === 0 ? i.from : `${i.from} {${i.names.join(", ")}}`)).join("; ")}`
     )
   }
   for (const entry of file.exports) {
     if (entry.kind === "reexport") {
-      lines.push(`  export ${entry.signature || entry.name} from ${entry.from}`)
+      out.push(`  ${lines(entry)}export ${entry.signature || entry.name} from ${entry.from}`)
     } else {
       // `(params)`, `<T>(params)` and `: Type` follow the name; `= value`, `{ members }`, `extends …` after a space.
       const first = entry.signature[0]
       const separator = first === undefined || first === "(" || first === "<" || first === ":" ? "" : " "
-      lines.push(
-        `  ${entry.kind} ${entry.name}${separator}${entry.signature}${entry.async === true ? " (async)" : ""}${entry.isDefault === true && entry.name !== "default" ? " (default export)" : ""}`
+      out.push(
+        `  ${lines(entry)}${entry.kind} ${entry.name}${separator}${entry.signature}${entry.async === true ? " (async)" : ""}${entry.isDefault === true && entry.name !== "default" ? " (default export)" : ""}`
       )
     }
   }
-  if (file.exports.length === 0) lines.push("  (no exports)")
-  return lines.join("\n")
+  if (file.exports.length === 0) out.push("  (no exports)")
+  return out.join("\n")
 }
 
 /**
