@@ -668,6 +668,12 @@ export class Kernel extends Context.Service<
     /** Removes a run-time tool, prompt or resource by its public name; `false` if there was none. */
     readonly unregisterDynamic: (publicName: string) => Effect.Effect<boolean>
     /**
+     * The capability id of an experimental tool this kernel holds back
+     * (`Options.experimental: false`), by public name; undefined for any
+     * other name. Since 0.5.0.
+     */
+    readonly withheld: (publicName: string) => string | undefined
+    /**
      * Replaces, at run time, the tools, prompts and resources of a capability
      * registered statically (an upstream server whose lists changed): its
      * current entries are removed, then each new one is checked as at
@@ -767,6 +773,14 @@ export interface Options {
    * registrations cannot take it. See `docs/adr/0004-conformance-fixture-names.md`.
    */
   readonly aliases?: Readonly<Record<string, string>> | undefined
+  /**
+   * Whether tools marked experimental (`Tool.make(…, { experimental: true })`)
+   * are published (default `true`: a server composed in code publishes what
+   * it is given). With `false` they are held back: not listed, and a call
+   * names them as experimental and says how to enable them (`withheld`). The
+   * binary passes `serve --experimental` here (off by default). Since 0.5.0.
+   */
+  readonly experimental?: boolean | undefined
 }
 
 // A cursor names its list ("o" for tools, "p" for prompts, "r" for resources,
@@ -838,6 +852,9 @@ export const make = Effect.fnUntraced(function* (options: Options = {}) {
   const tools = new Map<string, CompiledTool>()
   const order: Array<string> = []
   const summaries: Array<CapabilitySummary> = []
+  // Experimental tools held back (public name → capability id) when `experimental` is off.
+  const experimental = options.experimental ?? true
+  const withheld = new Map<string, string>()
   const changes = yield* PubSub.unbounded<Change>()
   let pages: Partial<Record<Era, Array<string>>> = {}
   const prompts = new Map<string, CompiledPrompt>()
@@ -1259,7 +1276,18 @@ export const make = Effect.fnUntraced(function* (options: Options = {}) {
       if (!Array.isArray(compiledResources)) return Effect.fail(compiledResources)
       const checkedExtensions = checkExtensions(info.id, extensionList, context)
       if (!Array.isArray(checkedExtensions)) return Effect.fail(checkedExtensions)
-      const result = register(info.id, list, context, info, foreign)
+      // Experimental tools are published only when the kernel enables them; otherwise their names are kept, so
+      // that a call to one says how to enable it.
+      let published = list
+      if (!experimental && list.some((handled) => handled.tool.experimental === true)) {
+        published = list.filter((handled) => handled.tool.experimental !== true)
+        for (const handled of list) {
+          if (handled.tool.experimental === true) {
+            withheld.set(foreign ? handled.tool.name : `${info.id}_${handled.tool.name}`, info.id)
+          }
+        }
+      }
+      const result = register(info.id, published, context, info, foreign)
       if (!Array.isArray(result)) return Effect.fail(result)
       commitPrompts(info.id, compiledPrompts)
       commitResources(info.id, compiledResources)
@@ -1484,6 +1512,7 @@ export const make = Effect.fnUntraced(function* (options: Options = {}) {
 
   return Kernel.of({
     registerCapability,
+    withheld: (publicName) => withheld.get(publicName),
     extensionMethod: (method) => extensionMethods.get(method)?.method,
     supportsTasks: () => {
       for (const tool of tools.values()) if (tool.task !== undefined) return true

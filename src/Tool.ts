@@ -175,6 +175,13 @@ export interface Tool<
    * presentation (output whose exact shape matters). Since 0.4.0.
    */
   readonly presentation: "verbose" | undefined
+  /**
+   * Not proven yet: published only by a kernel that enables experimental
+   * tools (`Kernel.layer({ experimental: true })`, the default for a server
+   * composed in code; the binary's `serve --experimental`). Elsewhere a call
+   * to it is answered with how to enable it. Since 0.5.0.
+   */
+  readonly experimental: boolean | undefined
 }
 
 /**
@@ -441,6 +448,11 @@ export const make = <
      * presentation the request asks for. Since 0.4.0.
      */
     readonly presentation?: "verbose" | undefined
+    /**
+     * Not proven yet: published only where experimental tools are enabled
+     * (`Kernel.layer({ experimental })`, `serve --experimental`). Since 0.5.0.
+     */
+    readonly experimental?: boolean | undefined
   }
 ): Tool<Name, Input, Output> => {
   const self = Object.create(Proto)
@@ -458,6 +470,7 @@ export const make = <
   self.durable = options.durable
   self.writeKey = options.writeKey
   self.presentation = options.presentation
+  self.experimental = options.experimental
   self.limits = {
     ...(options.timeout === undefined ? {} : { timeout: options.timeout }),
     ...(options.maxConcurrent === undefined ? {} : { maxConcurrent: options.maxConcurrent }),

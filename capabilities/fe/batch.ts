@@ -248,6 +248,8 @@ export const makeBatch = (
 ): Tool.Handled<CommandRunner | Progress | Workspace | FeState | FeGraph | FeBuildLogs> => {
   const verify = makeVerifyRun(settings)
   return Tool.make("batch", {
+    // Published with serve --experimental (Kernel.layer({ experimental })) until it is proven.
+    experimental: true,
     title: "Apply several edits as one change, checked by verify",
     description:
       "Applies a list of fe_surgeon operations (rename, add_import, remove_import, add_hook_dependency, " +

@@ -187,6 +187,8 @@ const list = (paths: ReadonlyArray<string>, max = 12): string =>
  * @since 0.4.0
  */
 export const budget = Tool.make("budget", {
+  // Published with serve --experimental (Kernel.layer({ experimental })) until it is proven.
+  experimental: true,
   title: "What to read for a task",
   description:
     "Given a task in plain words (e.g. 'rename formatPrice to formatMoney and show currency in CartSummary') and a " +

@@ -520,6 +520,8 @@ const symbolList = (files: ReadonlyArray<FullFile>): Array<string> => {
  * @since 0.4.0
  */
 export const diff = Tool.make("diff", {
+  // Published with serve --experimental (Kernel.layer({ experimental })) until it is proven.
+  experimental: true,
   title: "What changed in the API since a git ref",
   description:
     "A semantic diff, not lines: between the working tree and a git ref (base, default HEAD), or between two refs " +

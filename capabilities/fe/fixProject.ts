@@ -9,6 +9,7 @@
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import * as Prompt from "../../src/Prompt.ts"
+import { Kernel } from "../../src/Kernel.ts"
 
 const steps = ["typecheck", "lint", "test"] as const
 
@@ -60,7 +61,13 @@ export const fixInstructions = (options: {
   readonly focus: ReadonlyArray<string>
   readonly steps: ReadonlyArray<string>
   readonly goal?: string | undefined
+  /**
+   * Whether the server publishes a tool (the experimental fe tools are left out of the loop when it does not;
+   * default: every tool is published). Since 0.5.0.
+   */
+  readonly published?: ((name: string) => boolean) | undefined
 }): string => {
+  const published = options.published ?? (() => true)
   const verifyArguments = JSON.stringify({
     ...(options.steps.length > 0 ? { steps: options.steps } : {}),
     ...(options.focus.length > 0 ? { files: options.focus } : {})
@@ -81,8 +88,12 @@ export const fixInstructions = (options: {
     `1. Call fe_verify with ${verifyArguments}. It runs the project's own typecheck, linter and tests and returns every problem in one shape. If ok is true, stop: say that every check passes.`,
     "2. A step whose status is error or timed_out did not check anything: read its log (the step's log field, a fe://build/<id> resource, with resources/read) and fix what stopped it (a missing install, the tool's configuration) before anything else.",
     "3. Call fe_doctor with no arguments: the root cause and a concrete fix for each problem of that run (file, line, the exact before/after text or a command), each with a diagnosis id.",
-    `4. Before changing an exported symbol, call fe_impact with {"symbols":["<its name>"]} to see who depends on it and which tests cover it. To understand the code around a problem, call ${map}, then read the files you need.`,
-    '5. Apply the fixes. The diagnoses that name a surgeon operation: all at once with fe_batch ({"operations":[{"op":"apply_diagnosis","id":"d…"}, …]}), which checks the change with fe_verify before and after and restores every file when the project got worse — or one at a time with fe_surgeon. The others: edit the file yourself (workspace_edit with the diagnosis\'s before and after text), or run the command it gives.',
+    published("fe_impact")
+      ? `4. Before changing an exported symbol, call fe_impact with {"symbols":["<its name>"]} to see who depends on it and which tests cover it. To understand the code around a problem, call ${map}, then read the files you need.`
+      : `4. To understand the code around a problem, call ${map}, then read the files you need.`,
+    published("fe_batch") && published("fe_surgeon")
+      ? '5. Apply the fixes. The diagnoses that name a surgeon operation: all at once with fe_batch ({"operations":[{"op":"apply_diagnosis","id":"d…"}, …]}), which checks the change with fe_verify before and after and restores every file when the project got worse — or one at a time with fe_surgeon. The others: edit the file yourself (workspace_edit with the diagnosis\'s before and after text), or run the command it gives.'
+      : "5. Apply the fixes: edit each file yourself (workspace_edit with the diagnosis's before and after text), or run the command the diagnosis gives.",
     `6. Call fe_verify again with ${verifyArguments}. Go back to 3 while problems remain and the last round fixed some; stop when ok is true, or when a round fixed nothing, and explain what is left and why.`,
     "",
     "Rules: fix causes, not symptoms — do not delete, skip or weaken failing tests, do not silence the typecheck with any, @ts-ignore or a non-null assertion, and do not disable lint rules, unless the diagnosis says that is the fix. Keep each change as small as the fix needs. At the end, list the files you changed and quote the summary of the last fe_verify."
@@ -112,8 +123,8 @@ export const fixProject = Prompt.make("fix_project", {
   title: "Verify, diagnose and fix this project",
   description:
     "Walks the agent through the fe loop until the project's checks pass: fe_verify (typecheck, lint, tests), " +
-    "fe_doctor (the cause and fix of each problem), fe_impact before changing an export, fe_batch or fe_surgeon to " +
-    "apply the fixes, then fe_verify again.",
+    "fe_doctor (the cause and fix of each problem), the fixes applied (with fe_impact, fe_batch and fe_surgeon when " +
+    "the server publishes them), then fe_verify again.",
   arguments: Schema.Struct({
     focus: Schema.optionalKey(
       Schema.String.annotate({
@@ -141,10 +152,20 @@ export const fixProject = Prompt.make("fix_project", {
         })
       )
     }
-    return Effect.succeed({
+    // The loop names only the tools this server publishes (the experimental ones need serve --experimental).
+    return Effect.map(Effect.serviceOption(Kernel), (kernel) => ({
       description: "The fe loop: verify, diagnose, fix, verify again.",
-      messages: [Prompt.user(fixInstructions({ focus: items(focus), steps: [...new Set(stepList)], goal }))]
-    })
+      messages: [
+        Prompt.user(
+          fixInstructions({
+            focus: items(focus),
+            steps: [...new Set(stepList)],
+            goal,
+            published: (name) => kernel._tag === "None" || kernel.value.tool(name) !== undefined
+          })
+        )
+      ]
+    }))
   }),
   Prompt.completions({
     // The step being typed after the ones already listed: "typecheck, l" completes to "typecheck, lint".

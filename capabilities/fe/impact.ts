@@ -474,6 +474,8 @@ const resolveSymbol = (graph: ImportGraph, spec: string) =>
  * @since 0.4.0
  */
 export const impact = Tool.make("impact", {
+  // Published with serve --experimental (Kernel.layer({ experimental })) until it is proven.
+  experimental: true,
   title: "What depends on a file or symbol",
   description:
     "Before changing files or exported symbols, shows who depends on them: the direct importers (and the names each " +

@@ -1293,6 +1293,8 @@ const reserved = new Set(
  * @since 0.4.0
  */
 export const scaffold = Tool.make("scaffold", {
+  // Published with serve --experimental (Kernel.layer({ experimental })) until it is proven.
+  experimental: true,
   title: "New component, hook, page or test in the project's style",
   description:
     "Returns the files for a new component, hook, page (a route of the project's framework), test or util, modelled " +

@@ -102,6 +102,8 @@ export const SurgeonResult = Schema.Struct({
  * @since 0.4.0
  */
 export const surgeon = Tool.make("surgeon", {
+  // Published with serve --experimental (Kernel.layer({ experimental })) until it is proven.
+  experimental: true,
   title: "Edit code from its syntax tree",
   description:
     "Mechanical edits computed from the syntax tree (never text search): rename a symbol across the project " +

@@ -218,6 +218,11 @@ export const ConfigFile = Schema.Struct({
       })
     ]).annotate({ description: "The durable task store (see docs/scale-out.md)" })
   ),
+  experimental: Schema.optional(
+    Schema.Boolean.annotate({
+      description: "Publish the tools marked experimental (default false); like --experimental"
+    })
+  ),
   front: Schema.optional(
     Schema.Literals(["tools", "request"]).annotate({
       description: "How tool calls reach the server: tools (default) or request (see docs/request.md); like --front"

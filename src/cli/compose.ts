@@ -296,7 +296,7 @@ export const serverLayers = (
       )
     )
   ),
-  kernel: Kernel.layer({ aliases: Bundled.aliasesFor(settings.capabilities) }),
+  kernel: Kernel.layer({ aliases: Bundled.aliasesFor(settings.capabilities), experimental: settings.experimental }),
   configuration: Layer.mergeAll(
     ServerConfig.layer({
       name: "mcp-runtime",

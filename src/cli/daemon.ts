@@ -162,6 +162,7 @@ const WireServeFlags = Schema.Struct({
   store: Schema.optionalKey(Nullable(Schema.String)),
   runnerHost: Schema.optionalKey(Nullable(Schema.String)),
   runnerPort: Schema.optionalKey(Nullable(Schema.Int)),
+  experimental: Schema.optionalKey(Nullable(Schema.Boolean)),
   // A session with --inspect or --bridge is served in its own process; the daemon only ever sees them absent.
   inspect: Schema.optionalKey(Nullable(Schema.Int)),
   bridge: Schema.optionalKey(Nullable(Schema.String))

@@ -187,6 +187,12 @@ export const serve = Command.make(
       Flag.withDescription("With --store postgres://…: this instance's runner port (default: a free one)"),
       Flag.optional
     ),
+    experimental: Flag.Boolean("experimental").pipe(
+      Flag.withDescription(
+        "Publish the tools marked experimental (the later fe tools: fe_impact, fe_scaffold, fe_surgeon, fe_batch, fe_diff, fe_budget) (default off)"
+      ),
+      Flag.optional
+    ),
     bridge: Flag.String("bridge").pipe(
       Flag.withOptionalValue("on"),
       Flag.withDescription(

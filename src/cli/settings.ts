@@ -74,6 +74,8 @@ export interface Flags {
   readonly front: Option.Option<"tools" | "request">
   /** `--daemon auto|off`: serve the session from the warm daemon (stdio only; see docs/daemon.md). Since 0.4.0. */
   readonly daemon: Option.Option<"auto" | "off">
+  /** `--experimental`: publish the tools marked experimental (optional: undefined is not given). Since 0.5.0. */
+  readonly experimental?: Option.Option<boolean> | undefined
   /** `--max-sessions N`: HTTP, how many sessions may be open at once (optional: undefined is not given). Since 0.5.0. */
   readonly maxSessions?: Option.Option<number> | undefined
   /** `--auth-issuer URL`: HTTP authorization, the authorization server (see docs/authorization.md). Since 0.5.0. */
@@ -244,6 +246,12 @@ export interface Settings {
    * `MCP_RUNTIME_FRONT` or the file's `front`. Since 0.4.0.
    */
   readonly front: "tools" | "request"
+  /**
+   * Whether the tools marked experimental are published (`--experimental`,
+   * `MCP_RUNTIME_EXPERIMENTAL` or the file's `experimental`; default off).
+   * Since 0.5.0.
+   */
+  readonly experimental: boolean
   /** The request front's limits (the file's `request`), defaults filled in. Since 0.4.0. */
   readonly request: RequestFront.Settings
   /**
@@ -577,7 +585,8 @@ export const environmentVariables = {
   auditLog: "MCP_RUNTIME_AUDIT_LOG",
   front: "MCP_RUNTIME_FRONT",
   daemon: "MCP_RUNTIME_DAEMON",
-  store: "MCP_RUNTIME_STORE"
+  store: "MCP_RUNTIME_STORE",
+  experimental: "MCP_RUNTIME_EXPERIMENTAL"
 } as const satisfies Partial<Record<keyof Flags, string>>
 
 /**
@@ -853,6 +862,18 @@ const fromEnvironment = (
       }
       out.front = Option.some(front)
     }
+    const experimental = get("experimental")
+    if (experimental !== undefined) {
+      const on = ["1", "true", "on", "yes"].includes(experimental.toLowerCase())
+      if (!on && !["0", "false", "off", "no"].includes(experimental.toLowerCase())) {
+        return Effect.fail(
+          new UsageError({
+            message: `${environmentVariables.experimental}=${experimental}: expected 1, true, on, 0, false or off`
+          })
+        )
+      }
+      out.experimental = Option.some(on)
+    }
     const daemon = get("daemon")
     if (daemon !== undefined) {
       if (daemon !== "auto" && daemon !== "off") {
@@ -971,7 +992,8 @@ const flagNames: Record<keyof Flags, string> = {
   authAudience: "--auth-audience",
   store: "--store",
   runnerHost: "--runner-host",
-  runnerPort: "--runner-port"
+  runnerPort: "--runner-port",
+  experimental: "--experimental"
 }
 
 const logLevelNames: Record<string, LogLevel.LogLevel> = {
@@ -1212,6 +1234,7 @@ export const resolve = Effect.fnUntraced(function* (input: {
     upstreams: yield* resolveUpstreams(config, root, input.env, file, input.configFromRoot === true),
     upstreamDepth: upstreamDepthOf(input.env),
     front: Option.getOrElse(flags.front, () => config.front ?? "tools"),
+    experimental: Option.getOrElse(flags.experimental ?? Option.none(), () => config.experimental ?? false),
     request: {
       maxOps: config.request?.maxOps ?? requestDefaults.maxOps,
       maxDepth: config.request?.maxDepth ?? requestDefaults.maxDepth

@@ -82,7 +82,10 @@ export const surfaceOf = Effect.fnUntraced(function* (settings: Settings.Setting
     ...settings,
     root: emptyRoot,
     workspace: { ...settings.workspace, root: emptyRoot },
-    audit: undefined
+    audit: undefined,
+    // Every tool the binary can publish, the experimental ones (`--experimental`) included: their schemas are part
+    // of the surface too.
+    experimental: true
   }
   const client = yield* connectInProcess(isolated)
   const init = client.initialized

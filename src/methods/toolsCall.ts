@@ -416,13 +416,23 @@ export const toolsCall = Method.request("tools/call", {
       (
         context
       ): Effect.Effect<Method.RawJson, InvalidParams | MissingRequiredClientCapability, RequestContext | Client> => {
-        const tool = Context.get(context, Kernel).tool(params.name)
+        const kernel = Context.get(context, Kernel)
+        const tool = kernel.tool(params.name)
         if (tool === undefined) {
+          const capability = kernel.withheld(params.name)
           return Effect.fail(
-            new InvalidParams({
-              message: `Unknown tool: ${params.name}. Call tools/list to see the available tools.`,
-              data: { tool: params.name }
-            })
+            capability === undefined
+              ? new InvalidParams({
+                  message: `Unknown tool: ${params.name}. Call tools/list to see the available tools.`,
+                  data: { tool: params.name }
+                })
+              : new InvalidParams({
+                  message:
+                    `${params.name} is an experimental tool of the ${capability} capability, not enabled on this ` +
+                    `server. Start the server with --experimental (or "experimental": true in its configuration ` +
+                    `file) to use it; call tools/list to see the tools it has.`,
+                  data: { tool: params.name, experimental: true }
+                })
           )
         }
         const request = Context.get(context, RequestContext)

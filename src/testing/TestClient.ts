@@ -201,6 +201,12 @@ export interface Options {
   /** The kernel's page size for every list (default 1000): a small one makes the list helpers follow cursors. */
   readonly pageSize?: number | undefined
   /**
+   * Whether the kernel publishes the tools marked experimental (default
+   * true, as `Kernel.layer`; `false` is what the binary does without
+   * `--experimental`). Since 0.5.0.
+   */
+  readonly experimental?: boolean | undefined
+  /**
    * The server's method table (default `defaultMethods`), e.g.
    * `RequestFront.methods` to test through the request front. Since 0.4.0.
    */
@@ -643,7 +649,9 @@ export const make = <E, R>(
 ): Effect.Effect<TestClient, E | RpcError, Scope.Scope | Exclude<R, Kernel.Kernel>> =>
   Effect.gen(function* () {
     const context = yield* Layer.build(
-      capabilities.pipe(Layer.provideMerge(Kernel.layer({ pageSize: options.pageSize })))
+      capabilities.pipe(
+        Layer.provideMerge(Kernel.layer({ pageSize: options.pageSize, experimental: options.experimental }))
+      )
     )
     const kernel = yield* Effect.provide(Effect.service(Kernel.Kernel), context)
     const { client, closeOutput, transport } = yield* makeMemory({ maxMessageBytes: options.maxMessageBytes })

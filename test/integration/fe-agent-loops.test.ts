@@ -70,7 +70,9 @@ class Agent {
         "--shutdown-grace-ms",
         "300",
         "--daemon",
-        "off"
+        "off",
+        // The later fe tools the loops use are experimental.
+        "--experimental"
       ],
       stderr: "ignore",
       env: { ...(process.env as Record<string, string>) }
