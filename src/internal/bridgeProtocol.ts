@@ -19,14 +19,13 @@
  * @internal
  */
 import { timingSafeEqual } from "node:crypto"
-import * as Net from "node:net"
 import * as NodePath from "node:path"
 import * as Os from "node:os"
 import * as Context from "effect/Context"
-import * as Effect from "effect/Effect"
+import type * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import type * as Stream from "effect/Stream"
-import { type Connection, SocketError, wrap } from "./daemonSocket.ts"
+import { type Connection, connectTo, type SocketError } from "./daemonSocket.ts"
 
 /** The version of the bridge's hello and answer lines. */
 export const protocolVersion = 1
@@ -183,34 +182,4 @@ export class BridgeListener extends Context.Service<
 
 /** Connects to a TCP endpoint, failing after `timeoutMs`. */
 export const connectTcp = (host: string, port: number, timeoutMs: number): Effect.Effect<Connection, SocketError> =>
-  Effect.callback<Net.Socket, SocketError>((resume) => {
-    const socket = Net.createConnection({ host, port, allowHalfOpen: true })
-    const onError = (error: unknown) => {
-      clearTimeout(timer)
-      socket.destroy()
-      resume(
-        Effect.fail(
-          new SocketError({
-            code: String((error as { code?: unknown } | undefined)?.code ?? "UNKNOWN"),
-            message: error instanceof Error ? error.message : String(error)
-          })
-        )
-      )
-    }
-    const timer = setTimeout(() => {
-      socket.removeListener("error", onError)
-      socket.on("error", () => {})
-      socket.destroy()
-      resume(Effect.fail(new SocketError({ code: "TIMEOUT", message: `connect: no answer within ${timeoutMs} ms` })))
-    }, timeoutMs)
-    socket.once("error", onError)
-    socket.once("connect", () => {
-      clearTimeout(timer)
-      socket.removeListener("error", onError)
-      resume(Effect.succeed(socket))
-    })
-    return Effect.sync(() => {
-      clearTimeout(timer)
-      socket.destroy()
-    })
-  }).pipe(Effect.flatMap(wrap))
+  connectTo({ host, port }, timeoutMs)

@@ -207,8 +207,29 @@ export const wrap = (socket: Net.Socket): Effect.Effect<Connection> =>
  * @since 0.4.0
  */
 export const connect = (path: string, timeoutMs: number): Effect.Effect<Connection, SocketError> =>
+  connectTo({ path }, timeoutMs)
+
+/**
+ * Connects to a Unix socket (`{ path }`) or a TCP endpoint (`{ host, port }`),
+ * failing after `timeoutMs`.
+ *
+ * **Example**
+ *
+ * ```ts
+ * import { connectTo } from "./src/internal/daemonSocket.ts"
+ *
+ * const connection = connectTo({ host: "127.0.0.1", port: 7700 }, 1000)
+ * ```
+ *
+ * @category constructors
+ * @since 0.5.0
+ */
+export const connectTo = (
+  endpoint: { readonly path: string } | { readonly host: string; readonly port: number },
+  timeoutMs: number
+): Effect.Effect<Connection, SocketError> =>
   Effect.callback<Net.Socket, SocketError>((resume) => {
-    const socket = Net.createConnection({ path, allowHalfOpen: true })
+    const socket = Net.createConnection({ ...endpoint, allowHalfOpen: true })
     const onError = (error: unknown) => {
       clearTimeout(timer)
       socket.destroy()
