@@ -6,8 +6,8 @@
  * checks them all in one program (a few seconds). That directory's `node_modules` holds a symlink to each package of
  * this repository's `node_modules`, and `effect-mcp-runtime` as a symlink to this repository: an import of
  * `effect-mcp-runtime/Tool` resolves as it does in a consumer's project, through the package's `exports` (so
- * `effect-mcp-runtime/internal/*` stays unreachable), with the `source` condition (`customConditions`), so it reads
- * `src/`, `layers/` and `capabilities/` as they are: no build needed. The compiler options are this repository's
+ * `effect-mcp-runtime/internal/*` stays unreachable), to the built package's declarations (`dist/lib`, the `types`
+ * condition: what a consumer compiles against; `npm test` builds before it runs the tests). The compiler options are this repository's
  * (`strict`, `exactOptionalPropertyTypes`, `noUncheckedIndexedAccess`, ...) less the unused-name checks, since an
  * example may declare a name only to show it.
  *
@@ -154,8 +154,7 @@ const compilerOptions = {
   noUnusedParameters: false,
   noEmit: true,
   rewriteRelativeImportExtensions: false,
-  moduleDetection: "force",
-  customConditions: ["source"]
+  moduleDetection: "force"
 }
 
 /**
@@ -178,6 +177,10 @@ const resolveImports = (file: string, line: string, files: ReadonlySet<string>, 
 /** Writes every example into a fresh temporary project, runs `tsc -p` on it once, and places each error in its page. */
 const check = (examples: ReadonlyArray<Example>): Promise<ReadonlyArray<Problem>> => {
   const dir = mkdtempSync(join(tmpdir(), "doc-examples-"))
+  // The examples compile against the built declarations: without a build, say so rather than report every import.
+  if (!existsSync(join(root, "dist", "lib", "src", "index.d.ts"))) {
+    throw new Error("The package is not built (dist/lib): run `npm run build` first (npm test does).")
+  }
   const modules = join(dir, "node_modules")
   mkdirSync(modules)
   for (const entry of readdirSync(join(root, "node_modules"))) {

@@ -397,12 +397,21 @@ describe("resources/read and prompts/get under the execution policy", () => {
       const busy = yield* client.request("resources/read", { uri: "slow://stuck" })
       assert.strictEqual(busy.error.code, -32603)
       assert.strictEqual(busy.error.data.reason, "overloaded")
+      // The numbers a tool's overload result carries in its _meta: the capability's one slot, taken.
+      assert.deepInclude(busy.error.data, { name: "slow_stuck", maxConcurrent: 1, inFlight: 1, waitedMs: 0 })
       assert.notInclude(busy.error.message, "..")
       yield* TestClock.adjust("1 second")
       const timedOut = yield* client.read
       assert.strictEqual(timedOut.id, 1)
       assert.strictEqual(timedOut.error.code, -32603)
-      assert.deepStrictEqual(timedOut.error.data, { reason: "timeout", name: "slow_stuck" })
+      // The numbers a tool's timeout result carries in its _meta.
+      assert.deepStrictEqual(timedOut.error.data, {
+        reason: "timeout",
+        name: "slow_stuck",
+        timeoutMs: 1000,
+        source: "the server default",
+        elapsedMs: 1000
+      })
       assert.include(timedOut.error.message, "resources/read of slow://stuck did not finish within 1000 ms")
       yield* client.send({ jsonrpc: "2.0", id: 2, method: "prompts/get", params: { name: "slow_slow" } })
       yield* settle

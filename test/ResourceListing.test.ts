@@ -351,7 +351,14 @@ describe("listers that fail", () => {
       const timedOut = yield* client.read
       assert.strictEqual(timedOut.id, 1)
       assert.strictEqual(timedOut.error.code, -32603)
-      assert.deepStrictEqual(timedOut.error.data, { reason: "timeout", name: "slow_stuck" })
+      // The numbers a tool's timeout result carries in its _meta.
+      assert.deepStrictEqual(timedOut.error.data, {
+        reason: "timeout",
+        name: "slow_stuck",
+        timeoutMs: 1000,
+        source: "the server default",
+        elapsedMs: 1000
+      })
       assert.include(timedOut.error.message, "resources/list of slow_stuck did not finish within 1000 ms")
     })
   )

@@ -80,7 +80,19 @@ const run = <A, R>(
         return Effect.fail(
           new RequestFailed({
             message: `${error.message.replace(/\.$/, "")}. Wait for the requests in progress to finish, then retry.`,
-            data: { reason: "overloaded", name: owner.name }
+            // The same numbers a tool's overload result carries in its _meta.
+            data: {
+              reason: "overloaded",
+              name: owner.name,
+              why: error.reason,
+              scope: error.scope,
+              maxConcurrent: error.limit,
+              inFlight: error.active,
+              queued: error.queued,
+              maxQueued: error.maxQueued,
+              queueTimeoutMs: error.queueTimeoutMs,
+              waitedMs: error.waitedMs
+            }
           })
         )
       },
@@ -89,7 +101,13 @@ const run = <A, R>(
         return Effect.fail(
           new RequestFailed({
             message: `${what} did not finish within ${error.timeoutMs} ms (${error.source}); it was stopped.`,
-            data: { reason: "timeout", name: owner.name }
+            data: {
+              reason: "timeout",
+              name: owner.name,
+              timeoutMs: error.timeoutMs,
+              source: error.source,
+              elapsedMs: error.elapsedMs
+            }
           })
         )
       }
