@@ -6,7 +6,7 @@
  * @since 0.1.0
  */
 import * as Crypto from "node:crypto"
-import * as Os from "node:os"
+import { stateDirectory as sharedStateDirectory } from "../internal/stateDirectory.ts"
 import * as NodePath from "node:path"
 import * as Effect from "effect/Effect"
 import type * as LogLevel from "effect/LogLevel"
@@ -298,14 +298,7 @@ export interface Settings {
  * @category defaults
  * @since 0.4.0
  */
-export const stateDirectory = (env: Readonly<Record<string, string | undefined>>): string =>
-  env.XDG_STATE_HOME !== undefined && NodePath.isAbsolute(env.XDG_STATE_HOME)
-    ? env.XDG_STATE_HOME
-    : NodePath.join(
-        env.HOME !== undefined && NodePath.isAbsolute(env.HOME) ? env.HOME : Os.homedir(),
-        ".local",
-        "state"
-      )
+export const stateDirectory: (env: Readonly<Record<string, string | undefined>>) => string = sharedStateDirectory
 
 /**
  * Where the audit log goes when the configuration does not say: a file per

@@ -20,12 +20,12 @@
  */
 import { timingSafeEqual } from "node:crypto"
 import * as NodePath from "node:path"
-import * as Os from "node:os"
 import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import type * as Stream from "effect/Stream"
 import { type Connection, connectTo, type SocketError } from "./daemonSocket.ts"
+import { stateDirectory } from "./stateDirectory.ts"
 
 /** The version of the bridge's hello and answer lines. */
 export const protocolVersion = 1
@@ -138,17 +138,8 @@ export const defaultSocketPath = (env: Readonly<Record<string, string | undefine
 export const defaultTokenPath = (env: Readonly<Record<string, string | undefined>>): string =>
   NodePath.join(bridgeDirectory(env), "bridge.token")
 
-const bridgeDirectory = (env: Readonly<Record<string, string | undefined>>): string => {
-  const state =
-    env.XDG_STATE_HOME !== undefined && NodePath.isAbsolute(env.XDG_STATE_HOME)
-      ? env.XDG_STATE_HOME
-      : NodePath.join(
-          env.HOME !== undefined && NodePath.isAbsolute(env.HOME) ? env.HOME : Os.homedir(),
-          ".local",
-          "state"
-        )
-  return NodePath.join(state, "mcp-runtime", "bridge")
-}
+const bridgeDirectory = (env: Readonly<Record<string, string | undefined>>): string =>
+  NodePath.join(stateDirectory(env), "mcp-runtime", "bridge")
 
 /** Compares a token in constant time. */
 export const tokenMatches = (expected: string, given: string | undefined): boolean => {

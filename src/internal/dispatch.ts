@@ -206,6 +206,34 @@ const logRequest = (
   for (const logger of loggers) logger.log({ cause: Cause.empty, fiber, date, logLevel: "Info", message })
 }
 
+// Where a request's line goes: the only logger's writer when it has one (values, no fields object), else the fields
+// logged through every installed logger.
+const requestLineSink = (
+  fiber: Fiber.Fiber<unknown, unknown>,
+  loggers: ReadonlySet<Logger.Logger<unknown, unknown>>
+): RequestLineWriter =>
+  requestLineWriter(fiber, loggers) ??
+  ((
+    _fiberId,
+    _millis,
+    method,
+    id,
+    correlationId,
+    component,
+    tool,
+    queueMs,
+    elapsedMs,
+    outcome,
+    error,
+    bytesIn,
+    bytesOut
+  ) =>
+    logRequest(
+      fiber,
+      loggers,
+      requestFields(method, id, correlationId, component, tool, queueMs, elapsedMs, outcome, error, bytesIn, bytesOut)
+    ))
+
 /** The request pipeline of one server. */
 export interface Dispatch {
   /** Decodes the params, runs the handler and answers with the response line. */
@@ -273,44 +301,21 @@ export const make = (shared: Shared): Dispatch => {
       if (LogLevel.isGreaterThanOrEqualTo("Info", fiber.getRef(References.MinimumLogLevel))) {
         const loggers = fiber.getRef(Logger.CurrentLoggers)
         if (loggers.size > 0) {
-          const writer = requestLineWriter(fiber, loggers)
-          const error = errorMessageOf(line)
-          if (writer !== undefined) {
-            const millis = fiber.getRef(Clock.Clock).currentTimeMillisUnsafe()
-            writer(
-              fiber.id,
-              millis,
-              method,
-              id,
-              correlationId(),
-              serverComponent,
-              undefined,
-              0,
-              0,
-              "error",
-              error,
-              bytesIn,
-              utf8Length(line) + 1
-            )
-          } else {
-            logRequest(
-              fiber,
-              loggers,
-              requestFields(
-                method,
-                id,
-                correlationId(),
-                serverComponent,
-                undefined,
-                0,
-                0,
-                "error",
-                error,
-                bytesIn,
-                utf8Length(line) + 1
-              )
-            )
-          }
+          requestLineSink(fiber, loggers)(
+            fiber.id,
+            fiber.getRef(Clock.Clock).currentTimeMillisUnsafe(),
+            method,
+            id,
+            correlationId(),
+            serverComponent,
+            undefined,
+            0,
+            0,
+            "error",
+            errorMessageOf(line),
+            bytesIn,
+            utf8Length(line) + 1
+          )
         }
       }
       return Effect.void
@@ -460,37 +465,22 @@ export const make = (shared: Shared): Dispatch => {
             const elapsedMs = Math.round(Number(clock.monotonicTimeNanosUnsafe() - started) / 1e3) / 1000
             const queueMs = Math.round(record.queueMs * 1000) / 1000
             const bytesOut = line === undefined ? undefined : utf8Length(line) + 1
-            const writer = requestLineWriter(fiber, loggers)
+            const sink = requestLineSink(fiber, loggers)
             // What served it: the capability of the tool, resource or prompt, else the server itself.
             const component = record.capability ?? serverComponent
             // A message only for an outcome other than ok (a cancelled request's record may hold one from before).
             const error = cancelled ? undefined : record.error
-            if (writer !== undefined) {
-              const millis = fiber.getRef(Clock.Clock).currentTimeMillisUnsafe()
-              const tool = record.tool
-              log = () =>
-                writer(
-                  fiber.id,
-                  millis,
-                  method.name,
-                  id,
-                  correlationId,
-                  component,
-                  tool,
-                  queueMs,
-                  elapsedMs,
-                  outcome,
-                  error,
-                  bytesIn,
-                  bytesOut
-                )
-            } else {
-              const fields = requestFields(
+            const millis = fiber.getRef(Clock.Clock).currentTimeMillisUnsafe()
+            const tool = record.tool
+            log = () =>
+              sink(
+                fiber.id,
+                millis,
                 method.name,
                 id,
                 correlationId,
                 component,
-                record.tool,
+                tool,
                 queueMs,
                 elapsedMs,
                 outcome,
@@ -498,8 +488,6 @@ export const make = (shared: Shared): Dispatch => {
                 bytesIn,
                 bytesOut
               )
-              log = () => logRequest(fiber, loggers, fields)
-            }
           }
         }
         if (reporter === undefined) {
